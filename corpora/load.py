@@ -1,0 +1,127 @@
+"""Corpus specifications: the one place a command-line corpus name becomes a :class:`Corpus`.
+
+Grammar (documented in the README)::
+
+    SPEC    := EMBEDDED | VARIANT ":" SPEC | KIND ":" PATH
+    EMBEDDED:= authentic | surrogate | ambiguous | unseen     (the generated default corpus)
+    VARIANT := authentic | surrogate | ambiguous | unseen     (a transform of SPEC)
+    KIND    := physionet | i2b2-2006 | i2b2-2014 | jsonl      (a reader)
+
+so ``physionet:../shared/corpora/physionet-deid`` reads the PhysioNet notes and
+``unseen:physionet:../shared/corpora/physionet-deid`` builds the paper's unseen-names variant
+of them (Sibanda & Uzuner 2006, §6.3).
+
+Readers and variants register themselves here (:func:`reader`, :func:`variant`), so a new
+format is one module in ``corpora/readers/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from corpora.model import Corpus, CorpusError, Document
+
+READER_MODULES = {
+    "physionet": "corpora.readers.physionet",
+    "i2b2-2006": "corpora.readers.i2b2_2006",
+    "i2b2-2014": "corpora.readers.i2b2_2014",
+    "jsonl": "corpora.readers.jsonl",
+}
+VARIANT_NAMES = ("authentic", "surrogate", "ambiguous", "unseen")
+
+
+@dataclass
+class ReadResult:
+    """What a reader returns: the documents, and the records ``--lenient`` skipped."""
+
+    documents: list[Document]
+    skipped: list[CorpusError] = field(default_factory=list)
+
+
+class Reader(Protocol):
+    def __call__(self, path: str, *, lenient: bool = False) -> ReadResult: ...
+
+
+class Variant(Protocol):
+    def __call__(self, corpus: Corpus, *, seed: int) -> Corpus: ...
+
+
+_READERS: dict[str, Reader] = {}
+_VARIANTS: dict[str, Variant] = {}
+
+
+def reader(kind: str) -> Callable[[Reader], Reader]:
+    """Decorator registering a reader function for ``KIND:PATH`` specs."""
+
+    def deco(fn: Reader) -> Reader:
+        _READERS[kind] = fn
+        return fn
+
+    return deco
+
+
+def variant(name: str) -> Callable[[Variant], Variant]:
+    """Decorator registering a corpus transform ``Corpus -> Corpus``."""
+
+    def deco(fn: Variant) -> Variant:
+        _VARIANTS[name] = fn
+        return fn
+
+    return deco
+
+
+def get_reader(kind: str) -> Reader:
+    if kind not in _READERS and kind in READER_MODULES:
+        importlib.import_module(READER_MODULES[kind])
+    if kind not in _READERS:
+        raise CorpusError(f"unknown corpus kind {kind!r}; known: {', '.join(READER_MODULES)}")
+    return _READERS[kind]
+
+
+def get_variant(name: str) -> Variant:
+    if name not in _VARIANTS:
+        importlib.import_module("corpora.variants")
+    if name not in _VARIANTS:
+        raise CorpusError(f"unknown corpus variant {name!r}; known: {', '.join(VARIANT_NAMES)}")
+    return _VARIANTS[name]
+
+
+@dataclass
+class LoadOptions:
+    """Options every corpus spec is loaded with (from the CLI)."""
+
+    seed: int = 0
+    lenient: bool = False
+    n_documents: int | None = None  # size of the embedded corpus (None = default)
+
+
+def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, list[CorpusError]]:
+    """Resolve ``spec`` into a corpus; also return the records a lenient read skipped."""
+    options = options or LoadOptions()
+    head, _, rest = spec.partition(":")
+    if not rest:
+        if head not in VARIANT_NAMES:
+            raise CorpusError(
+                f"unknown corpus {spec!r}: use one of {', '.join(VARIANT_NAMES)} or KIND:PATH "
+                f"with KIND in {', '.join(READER_MODULES)}"
+            )
+        from corpora.generator import default_corpus
+
+        base = default_corpus(seed=options.seed, n_documents=options.n_documents)
+        corpus = get_variant(head)(base, seed=options.seed)
+        return _renamed(corpus, spec), []
+    if head in VARIANT_NAMES:
+        base, skipped = load_corpus(rest, options)
+        return _renamed(get_variant(head)(base, seed=options.seed), spec), skipped
+    result = get_reader(head)(rest, lenient=options.lenient)
+    if not result.documents:
+        raise CorpusError("no documents could be read", file=rest)
+    corpus = Corpus(name=spec, documents=tuple(result.documents), metadata={"kind": head})
+    return corpus, result.skipped
+
+
+def _renamed(corpus: Corpus, name: str) -> Corpus:
+    return Corpus(name=name, documents=corpus.documents, metadata=dict(corpus.metadata))

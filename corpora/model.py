@@ -1,0 +1,250 @@
+"""The token interface: the one data model every reader, system and metric shares.
+
+Why one module: readers produce :class:`Document` objects, variants transform them, the
+tokenizer turns them into :class:`Token` sequences, systems return one label per token and
+metrics compare those labels with the gold ones.  Keeping the label set, the span type and
+the error type here means a new reader, system or metric touches exactly one other file.
+
+The label set follows the i2b2 2006 challenge used by Sibanda & Uzuner (2006, §3): PATIENT,
+DOCTOR, LOCATION, HOSPITAL, DATE, ID, PHONE, AGE, plus OTHER for sources (PhysioNet,
+i2b2 2014) that have PHI outside those eight.  Each reader documents how its source's
+categories map onto it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+#: The harness's PHI categories (Sibanda & Uzuner 2006, §3; i2b2 2006).
+LABELS: tuple[str, ...] = (
+    "PATIENT",
+    "DOCTOR",
+    "LOCATION",
+    "HOSPITAL",
+    "DATE",
+    "ID",
+    "PHONE",
+    "AGE",
+    "OTHER",
+)
+#: Label of a token that is not PHI.
+OUTSIDE = "O"
+#: Label a binary (PHI vs non-PHI) system may emit when it does not know the category.
+PHI = "PHI"
+#: Every label a system may predict.
+PREDICTABLE_LABELS: frozenset[str] = frozenset((*LABELS, OUTSIDE, PHI))
+
+#: Token flags set by the corpus variants (Sibanda & Uzuner 2006, §6.2-6.3).
+FLAG_AMBIGUOUS = "ambiguous"
+FLAG_NOT_IN_DICTIONARY = "not_in_dictionary"
+
+#: Subsets of categories used by the paper's comparisons.
+PEOPLE_LOCATIONS_ORGANIZATIONS: frozenset[str] = frozenset(
+    {"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"}
+)
+
+
+def is_phi(label: str) -> bool:
+    """True for any label other than ``O`` -- the binary view of the paper's tables."""
+    return label != OUTSIDE
+
+
+class CorpusError(ValueError):
+    """Bad input in a corpus file, located precisely enough for a user to fix it.
+
+    Readers raise only this type so the CLI can print one line (file, record, offset,
+    reason) instead of a traceback, and ``--lenient`` can skip the record.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str | None = None,
+        record: str | None = None,
+        offset: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.file = file
+        self.record = record
+        self.offset = offset
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = []
+        if self.file is not None:
+            where.append(f"file {self.file}")
+        if self.record is not None:
+            where.append(f"record {self.record}")
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        location = ", ".join(where)
+        return f"{location}: {self.reason}" if location else self.reason
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A gold PHI phrase: half-open character offsets into :attr:`Document.text`."""
+
+    start: int
+    end: int
+    category: str
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return self.start < end and start < self.end
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Mark:
+    """A flagged stretch of text (e.g. an ambiguous word), PHI or not.
+
+    Variants use marks so metrics can score "ambiguous tokens only" (Table 9) or "PHI not
+    in a dictionary" (Table 13) without systems ever seeing the flags.
+    """
+
+    start: int
+    end: int
+    flag: str
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token with the context the paper's local-context features need."""
+
+    text: str
+    start: int
+    end: int
+    index: int
+    sentence: int
+    section: str
+    label: str = OUTSIDE
+    flags: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Document:
+    """A note: its text, its gold PHI spans and optional metadata.
+
+    Frozen so a document can be shared by every system and fold; derived views (tokens,
+    fingerprint) are computed once and cached on the instance.
+    """
+
+    id: str
+    text: str
+    spans: tuple[Span, ...] = ()
+    marks: tuple[Mark, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spans", tuple(sorted(self.spans)))
+        object.__setattr__(self, "marks", tuple(sorted(self.marks)))
+
+    @cached_property
+    def tokens(self) -> tuple[Token, ...]:
+        """The document's tokens with gold labels (tokenized once, then cached)."""
+        from corpora.tokenize import tokenize
+
+        return tuple(tokenize(self))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A content hash: the cache key for everything computed from this document."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(self.id.encode())
+        h.update(b"\0")
+        h.update(self.text.encode("utf-8", "surrogatepass"))
+        for s in self.spans:
+            h.update(f"\0{s.start}:{s.end}:{s.category}".encode())
+        for m in self.marks:
+            h.update(f"\1{m.start}:{m.end}:{m.flag}".encode())
+        return h.hexdigest()
+
+    def span_text(self, span: Span | Mark) -> str:
+        return self.text[span.start : span.end]
+
+    def validate(self, *, file: str | None = None) -> None:
+        """Raise :class:`CorpusError` if a span is out of range, overlaps or is unlabelled."""
+        if not self.text.strip():
+            raise CorpusError("empty record", file=file, record=self.id, offset=0)
+        previous: Span | None = None
+        for span in self.spans:
+            if span.category not in LABELS:
+                raise CorpusError(
+                    f"unknown category {span.category!r}",
+                    file=file,
+                    record=self.id,
+                    offset=span.start,
+                )
+            if not 0 <= span.start < span.end <= len(self.text):
+                raise CorpusError(
+                    f"span {span.start}-{span.end} outside the text (length {len(self.text)})",
+                    file=file,
+                    record=self.id,
+                    offset=span.start,
+                )
+            if previous is not None and span.start < previous.end:
+                raise CorpusError(
+                    f"span {span.start}-{span.end} overlaps span {previous.start}-{previous.end}",
+                    file=file,
+                    record=self.id,
+                    offset=span.start,
+                )
+            previous = span
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A named, ordered collection of documents (plus how it was made)."""
+
+    name: str
+    documents: tuple[Document, ...]
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def __getitem__(self, index: int) -> Document:
+        return self.documents[index]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        h = hashlib.blake2b(digest_size=16)
+        for doc in self.documents:
+            h.update(doc.fingerprint.encode())
+        return h.hexdigest()
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(d.tokens) for d in self.documents)
+
+
+def gold_labels(documents: Iterable[Document]) -> list[list[str]]:
+    """The gold label of every token, one list per document (the systems' target)."""
+    return [[t.label for t in doc.tokens] for doc in documents]
+
+
+def check_predictions(
+    documents: Sequence[Document], predictions: Sequence[Sequence[str]], system: str
+) -> None:
+    """Fail loudly when a system's output does not line up with the token interface."""
+    if len(predictions) != len(documents):
+        raise ValueError(
+            f"system {system!r} returned {len(predictions)} label lists for "
+            f"{len(documents)} documents"
+        )
+    for doc, labels in zip(documents, predictions, strict=True):
+        if len(labels) != len(doc.tokens):
+            raise ValueError(
+                f"system {system!r} returned {len(labels)} labels for document {doc.id!r} "
+                f"which has {len(doc.tokens)} tokens"
+            )
+        bad = set(labels) - PREDICTABLE_LABELS
+        if bad:
+            raise ValueError(f"system {system!r} predicted unknown labels {sorted(bad)}")

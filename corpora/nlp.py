@@ -1,0 +1,156 @@
+"""POS tags and lemmas for tokens, computed once per document and cached.
+
+Sibanda & Uzuner (2006, §5) use part-of-speech tags of the target and its neighbours and
+lemmatized context words.  We use NLTK's averaged-perceptron tagger and the WordNet
+lemmatizer; both read data files (``taggers/averaged_perceptron_tagger_eng`` and
+``corpora/wordnet``) from ``NLTK_DATA`` (``../shared/nltk_data`` in this workplace).
+
+Where a resource is missing, an online machine fetches it with ``nltk.download`` on first
+use; offline, :class:`MissingResourceError` says exactly which resource is missing and how to
+install it.  ``DEID_BENCH_NO_DOWNLOAD=1`` (set by tests and CI) forbids the download.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from corpora.model import Document
+
+#: NLTK resource name -> path inside an NLTK data directory.
+RESOURCES = {
+    "averaged_perceptron_tagger_eng": "taggers/averaged_perceptron_tagger_eng/",
+    "wordnet": "corpora/wordnet",
+}
+
+
+class MissingResourceError(RuntimeError):
+    """An NLTK data resource is not installed and could not be fetched."""
+
+    def __init__(self, resource: str) -> None:
+        self.resource = resource
+        super().__init__(
+            f"NLTK resource {resource!r} ({RESOURCES[resource]}) was not found. Install it "
+            f"with `python -m nltk.downloader {resource}` on a machine with internet access, "
+            f"or point NLTK_DATA at a directory that holds it (e.g. "
+            f"NLTK_DATA=../shared/nltk_data)."
+        )
+
+
+_lock = threading.Lock()
+
+
+def _find(resource: str) -> bool:
+    import nltk
+
+    try:
+        nltk.data.find(RESOURCES[resource])
+    except LookupError:
+        return False
+    return True
+
+
+def require(resource: str) -> None:
+    """Make sure an NLTK resource is available, downloading it only if allowed."""
+    with _lock:
+        if _find(resource):
+            return
+        if os.environ.get("DEID_BENCH_NO_DOWNLOAD") or os.environ.get("CI"):
+            raise MissingResourceError(resource)
+        import nltk
+
+        try:
+            ok = nltk.download(resource, quiet=True, raise_on_error=True)
+        except Exception:  # noqa: BLE001 - any network failure means "not available"
+            ok = False
+        if not ok or not _find(resource):
+            raise MissingResourceError(resource)
+
+
+def available(resource: str) -> bool:
+    """True when the resource is installed (never downloads): for test skips."""
+    return _find(resource)
+
+
+@lru_cache(maxsize=1)
+def _tagger() -> Any:
+    require("averaged_perceptron_tagger_eng")
+    from nltk.tag.perceptron import PerceptronTagger
+
+    return PerceptronTagger()
+
+
+@lru_cache(maxsize=1)
+def _lemmatizer() -> Any:
+    require("wordnet")
+    from nltk.stem import WordNetLemmatizer
+
+    lemmatizer = WordNetLemmatizer()
+    lemmatizer.lemmatize("warmup")  # force the lazy WordNet corpus to load once
+    return lemmatizer
+
+
+def pos_tag_words(words: Sequence[str]) -> list[str]:
+    """Penn Treebank tags for one sentence of words."""
+    if not words:
+        return []
+    return [tag for _, tag in _tagger().tag(list(words))]
+
+
+_POS_CACHE: dict[str, tuple[str, ...]] = {}
+_LEMMA_CACHE: dict[str, tuple[str, ...]] = {}
+
+
+def pos_tags(document: Document) -> tuple[str, ...]:
+    """POS tag of every token of ``document``, tagged sentence by sentence; cached."""
+    key = document.fingerprint
+    cached = _POS_CACHE.get(key)
+    if cached is not None:
+        return cached
+    tags: list[str] = []
+    sentence: list[str] = []
+    current = None
+    for tok in document.tokens:
+        if tok.sentence != current and sentence:
+            tags.extend(pos_tag_words(sentence))
+            sentence = []
+        current = tok.sentence
+        sentence.append(tok.text)
+    tags.extend(pos_tag_words(sentence))
+    result = tuple(tags)
+    _POS_CACHE[key] = result
+    return result
+
+
+_WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
+
+
+@lru_cache(maxsize=200_000)
+def lemma(word: str, pos: str = "N") -> str:
+    """WordNet lemma of a lower-cased word given its Penn tag (nouns by default)."""
+    lower = word.lower()
+    if not lower.isalpha():
+        return lower
+    return _lemmatizer().lemmatize(lower, _WORDNET_POS.get(pos[:1], "n"))
+
+
+def lemmas(document: Document) -> tuple[str, ...]:
+    """Lemma of every token of ``document`` (POS-aware), cached."""
+    key = document.fingerprint
+    cached = _LEMMA_CACHE.get(key)
+    if cached is not None:
+        return cached
+    result = tuple(
+        lemma(tok.text, tag) for tok, tag in zip(document.tokens, pos_tags(document), strict=True)
+    )
+    _LEMMA_CACHE[key] = result
+    return result
+
+
+def clear_caches() -> None:
+    _POS_CACHE.clear()
+    _LEMMA_CACHE.clear()
