@@ -183,3 +183,33 @@ def load_directory(directory: str | os.PathLike[str]) -> Dictionaries:
         out.add(name, read_word_list(path), ambiguous=ambiguous)
     out.add("months", MONTHS)
     return out
+
+
+_SYSTEM_CACHE: dict[str | None, Dictionaries] = {}
+
+
+def system_dictionaries(directory: str | os.PathLike[str] | None = None) -> Dictionaries:
+    """The dictionaries systems consult: the packaged defaults, plus ``directory`` (or the
+    ``DEID_BENCH_DICTIONARIES`` directory) when given.  Cached per directory.
+
+    Kept apart from the lists used to *generate* surrogates so that "PHI not in a
+    dictionary" (Sibanda & Uzuner 2006, §6.3) is a real condition.
+    """
+    key = str(directory) if directory is not None else os.environ.get(ENV_DICTIONARIES)
+    cached = _SYSTEM_CACHE.get(key)
+    if cached is None:
+        cached = default_dictionaries()
+        if key:
+            cached = cached.merged(load_directory(key))
+        _SYSTEM_CACHE[key] = cached
+    return cached
+
+
+def default_dictionaries() -> Dictionaries:
+    """Default system dictionaries, built from data that ships with PyPI packages.
+
+    Placeholder until the packaged defaults land: months only.
+    """
+    out = Dictionaries(sources=["builtin"])
+    out.add("months", MONTHS)
+    return out
