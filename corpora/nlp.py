@@ -65,7 +65,7 @@ def require(resource: str) -> None:
 
         try:
             ok = nltk.download(resource, quiet=True, raise_on_error=True)
-        except Exception:  # noqa: BLE001 - any network failure means "not available"
+        except Exception:  # any network failure means "not available"
             ok = False
         if not ok or not _find(resource):
             raise MissingResourceError(resource)

@@ -79,7 +79,7 @@ class System(ABC):
         """An unfitted copy with the same parameters (one per fold)."""
         return type(self)(**self.get_params())
 
-    def fit(self, documents: Sequence[Document]) -> System:  # noqa: B027 - optional hook
+    def fit(self, documents: Sequence[Document]) -> System:
         """Learn from ``documents`` (their gold spans); rule systems keep this no-op."""
         return self
 
@@ -88,9 +88,7 @@ class System(ABC):
         """One label (a category of :data:`corpora.model.LABELS`, ``PHI`` or ``O``) per
         token of each document."""
 
-    def fit_predict(
-        self, train: Sequence[Document], test: Sequence[Document]
-    ) -> list[list[str]]:
+    def fit_predict(self, train: Sequence[Document], test: Sequence[Document]) -> list[list[str]]:
         """Fit (when needed) and predict, checking the output against the token interface."""
         if self.requires_training:
             self.fit(train)

@@ -90,7 +90,7 @@ class BigramContext(FeatureClass):
         for i in range(n):
             sent = toks[i].sentence
 
-            def w(j: int, sent: int = sent) -> str:
+            def w(j: int, i: int = i, sent: int = sent) -> str:
                 if 0 <= j < n and toks[j].sentence == sent:
                     return words[j]
                 return BOS if j < i else EOS
