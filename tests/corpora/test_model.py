@@ -1,0 +1,41 @@
+"""The data model validates spans and fingerprints content."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpora.model import CorpusError, Document, Span, check_predictions, gold_labels
+
+
+def test_validate_rejects_bad_spans() -> None:
+    with pytest.raises(CorpusError, match="outside the text") as err:
+        Document("r1", "short", (Span(2, 50, "DATE"),)).validate(file="f.xml")
+    assert err.value.file == "f.xml" and err.value.record == "r1" and err.value.offset == 2
+    with pytest.raises(CorpusError, match="overlaps"):
+        Document("r1", "abcdefgh", (Span(0, 4, "DATE"), Span(2, 6, "DATE"))).validate()
+    with pytest.raises(CorpusError, match="unknown category"):
+        Document("r1", "abcdefgh", (Span(0, 4, "NAME"),)).validate()
+    with pytest.raises(CorpusError, match="empty record"):
+        Document("r1", "   \n").validate()
+
+
+def test_error_message_names_file_record_offset() -> None:
+    err = CorpusError("bad", file="a.txt", record="7", offset=12)
+    assert str(err) == "file a.txt, record 7, offset 12: bad"
+
+
+def test_fingerprint_depends_on_content() -> None:
+    a = Document("x", "Seen by Dr. Lee", (Span(12, 15, "DOCTOR"),))
+    b = Document("x", "Seen by Dr. Lee", (Span(12, 15, "DOCTOR"),))
+    c = Document("x", "Seen by Dr. Lee", (Span(12, 15, "PATIENT"),))
+    assert a.fingerprint == b.fingerprint != c.fingerprint
+
+
+def test_check_predictions_catches_misaligned_output() -> None:
+    doc = Document("x", "Seen by Dr. Lee", (Span(12, 15, "DOCTOR"),))
+    assert gold_labels([doc]) == [["O", "O", "O", "DOCTOR"]]
+    check_predictions([doc], [["O", "O", "O", "PHI"]], "s")
+    with pytest.raises(ValueError, match="3 labels"):
+        check_predictions([doc], [["O", "O", "O"]], "s")
+    with pytest.raises(ValueError, match="unknown labels"):
+        check_predictions([doc], [["O", "O", "O", "NAME"]], "s")

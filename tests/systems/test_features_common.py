@@ -1,0 +1,82 @@
+"""Shared primitive feature classes produce the features the papers name."""
+
+from __future__ import annotations
+
+from corpora.dictionaries import Dictionaries, system_dictionaries
+from corpora.model import Document
+from systems.features import common
+from systems.features.base import combine, extract_cached
+from tests.conftest import requires_nltk
+
+DOC = Document("d", "Seen by Dr. Smith in Boston.\nHR 80-90, on 7/22.")
+
+
+def _row(features: list[dict[str, float]], doc: Document, word: str) -> dict[str, float]:
+    idx = next(t.index for t in doc.tokens if t.text == word)
+    return features[idx]
+
+
+def test_word_window_respects_sentence_boundaries() -> None:
+    feats = common.WordWindow(offsets=(-1, 0, 1)).extract(DOC)
+    smith = _row(feats, DOC, "Smith")
+    assert smith == {"w-1=dr.": 1.0, "w0=smith": 1.0, "w+1=in": 1.0}
+    hr = _row(feats, DOC, "HR")
+    assert "w-1=<s>" in hr  # "HR" starts a new sentence after the period
+
+
+def test_orthography_and_shape() -> None:
+    feats = common.Orthography().extract(DOC)
+    assert {"init_cap", "len=5"} <= set(_row(feats, DOC, "Smith"))
+    assert "has_slash" in _row(feats, DOC, "7/22")
+    assert "has_hyphen" in _row(feats, DOC, "80-90")
+    assert "all_caps" in _row(feats, DOC, "HR")
+    assert common.word_shape("Smith") == "Xx"
+    assert common.word_shape("07/22/2006") == "d/d/d"
+    assert common.word_shape("McDonald", collapse=False) == "XxXxxxxx"
+
+
+def test_char_ngrams_mark_boundaries() -> None:
+    row = _row(common.CharNgrams(2, 3).extract(DOC), DOC, "Smith")
+    assert {"ng=<s", "ng=th>", "ng=smi"} <= set(row)
+
+
+def test_dictionary_window_uses_system_dictionaries(monkeypatch, tmp_path) -> None:
+    (tmp_path / "last_names.txt").write_text("Smith\n")
+    (tmp_path / "locations.txt").write_text("boston\nnew york\n")
+    monkeypatch.setenv("DEID_BENCH_DICTIONARIES", str(tmp_path))
+    system_dictionaries.__globals__["_SYSTEM_CACHE"].clear()
+    fc = common.DictionaryWindow(groups=("last_name", "location"), dictionaries=str(tmp_path))
+    feats = fc.extract(DOC)
+    assert "dict0=last_name" in _row(feats, DOC, "Smith")
+    assert "dict+1=last_name" in _row(feats, DOC, "Dr.")
+    assert "dict0=location" in _row(feats, DOC, "Boston")
+    doc2 = Document("e", "moved to New York last year")
+    hits = fc.membership(doc2)
+    assert [sorted(h) for h in hits[2:4]] == [["location"], ["location"]]
+
+
+def test_combine_merges_and_caches() -> None:
+    classes = [common.Orthography(), common.Section()]
+    merged = combine(classes, [DOC])[0]
+    assert len(merged) == len(DOC.tokens)
+    assert "sec=NONE" in merged[0] and "init_cap" in merged[0]
+    assert extract_cached(classes[0], DOC) is extract_cached(classes[0], DOC)
+
+
+@requires_nltk
+def test_pos_and_lemmatized_bigrams() -> None:
+    doc = Document("d", "The nurses called the patients' families.")
+    pos = common.PosWindow(offsets=(0,)).extract(doc)
+    assert pos[1] == {"pos0=NNS": 1.0}
+    bigrams = common.BigramContext(lemmatized=True).extract(doc)
+    assert "bg-=the_nurse" in bigrams[2]
+
+
+def test_dictionaries_merge_and_ambiguity() -> None:
+    a = Dictionaries()
+    a.add("last_names", ["Swan"], ambiguous=True)
+    b = Dictionaries()
+    b.add("last_names", ["Lee"])
+    m = a.merged(b)
+    assert m.contains("last_names", "SWAN") and m.contains("last_names", "lee")
+    assert m.ambiguous("last_names") == {"swan"}
