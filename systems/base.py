@@ -33,6 +33,7 @@ BUILTIN_MODULES = (
     "systems.hmm",
     "systems.snow",
     "systems.mega",
+    "systems.multi",
 )
 
 
