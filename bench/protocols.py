@@ -3,11 +3,36 @@
 Folds are drawn by document, never by token (tokens of one note are not independent), and
 from the seed alone, so every system sees exactly the same folds (Sibanda & Uzuner 2006
 use 10-fold cross-validation, §6).
+
+Four protocols produce :class:`Split` objects; the runner crosses them with systems:
+
+* ``cv`` -- k-fold cross-validation by document (:func:`cross_validation`);
+* ``split`` -- a corpus's own train/test split where it has one, as the i2b2 2006 challenge
+  corpus does (669 training / 220 test summaries; Stat De-id report §5.1, Tafvizi 2011 §5.1)
+  (:func:`own_split`);
+* ``cross`` -- train on every document of one corpus, test on every document of another
+  (Tafvizi 2011 §6.1.2, Table A.13) (:func:`cross_corpus`);
+* ``learning-curve`` -- train on nested fractions 3.125 % ... 100 % of each training fold
+  (Stat De-id re-implementation report §5.6, Figs 6-7) (:func:`learning_curve`).
+
+Systems that need no training receive the same splits and simply ignore the training part.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
+
+from corpora.model import Corpus
+
+#: Training-set fractions of the Stat De-id report's learning curve (§5.6): 1/32 ... 1.
+LEARNING_CURVE_FRACTIONS: tuple[float, ...] = (0.03125, 0.0625, 0.125, 0.25, 0.5, 1.0)
+#: Protocol names as they appear in results.csv.
+PROTOCOLS = ("cv", "split", "cross", "learning-curve")
+#: Metadata keys a reader may set on a document to declare the corpus's own split.
+SPLIT_KEY = "split"
 
 
 def document_folds(n_documents: int, k: int, seed: int) -> list[tuple[list[int], list[int]]]:
@@ -23,3 +48,144 @@ def document_folds(n_documents: int, k: int, seed: int) -> list[tuple[list[int],
         train = np.concatenate([c for j, c in enumerate(chunks) if j != i])
         folds.append((sorted(train.tolist()), sorted(test.tolist())))
     return folds
+
+
+@dataclass(frozen=True)
+class Split:
+    """One train/test assignment: document indices into a training and a test corpus.
+
+    ``train_corpus`` equals ``test_corpus`` except under the ``cross`` protocol.  ``fold``
+    numbers the splits of one protocol; ``fraction`` is the share of the training fold used
+    (1.0 except on a learning curve).
+    """
+
+    protocol: str
+    fold: int
+    train_corpus: str
+    train: tuple[int, ...]
+    test_corpus: str
+    test: tuple[int, ...]
+    fraction: float = 1.0
+    #: What determines the split, for cache keys (k and seed for cv, "own" for split, ...).
+    scheme: str = ""
+
+    @property
+    def label(self) -> str:
+        """A short human name, e.g. ``cv fold 3/10`` or ``learning-curve 12.5% fold 0``."""
+        if self.protocol == "learning-curve":
+            return f"{self.protocol} {self.fraction:.4g} fold {self.fold}"
+        return f"{self.protocol} fold {self.fold}"
+
+
+def cross_validation(corpus: Corpus, k: int = 10, seed: int = 0) -> list[Split]:
+    """``k`` document folds of ``corpus``, identical for every system (same seed)."""
+    folds = document_folds(len(corpus), k, seed)
+    return [
+        Split("cv", i, corpus.name, tuple(tr), corpus.name, tuple(te), 1.0, f"k={k},seed={seed}")
+        for i, (tr, te) in enumerate(folds)
+    ]
+
+
+def has_own_split(corpus: Corpus) -> bool:
+    """True when every document declares ``metadata['split']`` and both parts are present."""
+    values = {doc.metadata.get(SPLIT_KEY) for doc in corpus.documents}
+    return values == {"train", "test"}
+
+
+def own_split(corpus: Corpus) -> list[Split]:
+    """The corpus's own train/test split (documents tagged ``metadata['split']``)."""
+    if not has_own_split(corpus):
+        raise ValueError(
+            f"corpus {corpus.name!r} has no train/test split (documents need "
+            f"metadata['{SPLIT_KEY}'] of 'train' or 'test')"
+        )
+    train = tuple(i for i, d in enumerate(corpus.documents) if d.metadata[SPLIT_KEY] == "train")
+    test = tuple(i for i, d in enumerate(corpus.documents) if d.metadata[SPLIT_KEY] == "test")
+    return [Split("split", 0, corpus.name, train, corpus.name, test, 1.0, "own")]
+
+
+def cross_corpus(train: Corpus, test: Corpus) -> list[Split]:
+    """Train on all of ``train``, test on all of ``test`` (Tafvizi 2011, Table A.13).
+
+    Where the training corpus has its own split only its training part is used, and where
+    the test corpus has one only its test part is scored, as in the thesis (trained on the
+    Surrogate Challenge training sub-corpus, tested on the Surrogate Obesity test one).
+    """
+    if has_own_split(train):
+        tr = tuple(i for i, d in enumerate(train.documents) if d.metadata[SPLIT_KEY] == "train")
+    else:
+        tr = tuple(range(len(train)))
+    if has_own_split(test):
+        te = tuple(i for i, d in enumerate(test.documents) if d.metadata[SPLIT_KEY] == "test")
+    else:
+        te = tuple(range(len(test)))
+    return [Split("cross", 0, train.name, tr, test.name, te, 1.0, f"train={train.fingerprint}")]
+
+
+def training_subset(train: tuple[int, ...], fraction: float, seed: int) -> tuple[int, ...]:
+    """A seeded ``fraction`` of ``train`` (at least one document), nested across fractions.
+
+    Nested means the 25 % subset contains the 12.5 % one, so the curve measures more data,
+    not different data.
+    """
+    if not 0 < fraction <= 1:
+        raise ValueError(f"training fraction must be in (0, 1], got {fraction}")
+    order = np.random.default_rng(seed).permutation(len(train))
+    n = max(1, math.ceil(fraction * len(train) - 1e-9))
+    return tuple(sorted(train[i] for i in order[:n]))
+
+
+def learning_curve(
+    corpus: Corpus,
+    fractions: tuple[float, ...] = LEARNING_CURVE_FRACTIONS,
+    k: int = 10,
+    seed: int = 0,
+) -> list[Split]:
+    """For each training fold (or the corpus's own split), nested training fractions.
+
+    The Stat De-id report (§5.6) trains on 3.125 %-100 % of a fixed training set and tests on
+    a fixed test set; where a corpus has no split we use each cross-validation fold's training
+    part instead, so every point averages over the whole corpus.
+    """
+    base = own_split(corpus) if has_own_split(corpus) else cross_validation(corpus, k, seed)
+    splits = []
+    for s in base:
+        for fraction in fractions:
+            splits.append(
+                Split(
+                    "learning-curve",
+                    s.fold,
+                    s.train_corpus,
+                    training_subset(s.train, fraction, seed + s.fold),
+                    s.test_corpus,
+                    s.test,
+                    fraction,
+                    f"{s.scheme};frac={fraction}",
+                )
+            )
+    return splits
+
+
+def make_splits(
+    protocol: str,
+    corpus: Corpus,
+    *,
+    k: int = 10,
+    seed: int = 0,
+    train_corpus: Corpus | None = None,
+    fractions: tuple[float, ...] = LEARNING_CURVE_FRACTIONS,
+) -> list[Split]:
+    """Splits of ``corpus`` under ``protocol`` (``auto``: own split if any, else cv)."""
+    if protocol == "auto":
+        protocol = "split" if has_own_split(corpus) else "cv"
+    if protocol == "cv":
+        return cross_validation(corpus, k, seed)
+    if protocol == "split":
+        return own_split(corpus)
+    if protocol == "cross":
+        if train_corpus is None:
+            raise ValueError("the cross protocol needs a training corpus")
+        return cross_corpus(train_corpus, corpus)
+    if protocol == "learning-curve":
+        return learning_curve(corpus, fractions, k, seed)
+    raise ValueError(f"unknown protocol {protocol!r}; known: auto, {', '.join(PROTOCOLS)}")
