@@ -1,0 +1,378 @@
+"""Published numbers from the three papers, printed beside ours in report.md.
+
+Only numbers are transcribed here, each with the table it comes from.  They were measured on
+data we do not have (the i2b2 2006 / Partners discharge summaries); our embedded corpora
+imitate the papers' corpora in construction, not in content, so the report labels these
+rows "published, different data" and never mixes them into our significance tests.
+
+Sources (``/work/shared/papers``):
+
+* **SU06** -- Sibanda & Uzuner (2006), Tables 1-13.  Their "reidentified" corpus is the
+  analogue of our ``surrogate`` corpus; "authentic", "ambiguous" (§6.2) and "not in
+  dictionaries" (§6.3, our ``unseen``) map one to one.  Systems: SVM -> ``svm``,
+  heuristic+dictionary -> ``heuristic``, IdentiFinder -> ``hmm`` (our IdentiFinder-style
+  HMM substitute), SNoW -> ``snow``.
+* **SD** -- the Stat De-id re-implementation report: i2b2 2006 test set (§5.3, Table 2),
+  kernels (Table 3), one-feature-class ablations (§5.4).
+* **T11** -- Tafvizi (2011) MEng thesis, appendix A/B: the Mega SVM (``mega``) with all
+  features on the Surrogate / Authentic Challenge corpora, 10-fold CV (Table A.14), the
+  cross-corpus model (Table A.13), and the Multi-deidentifier F-measures (Table B.8).
+  Values are fractions in the thesis and stored here as percentages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published precision/recall/F row (percent; ``None`` where not reported)."""
+
+    source: str
+    table: str
+    our_corpus: str
+    our_system: str
+    paper_system: str
+    label: str
+    subset: str
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+_SU = "Sibanda & Uzuner 2006"
+_SD = "Stat De-id re-implementation report"
+_T11 = "Tafvizi 2011"
+
+# (table, our corpus, subset, [(paper system, our system, label, P, R, F), ...])
+_SU06: list[tuple[str, str, str, list[tuple[str, str, str, float, float, float]]]] = [
+    (
+        "Table 2",
+        "surrogate",
+        "all",
+        [
+            ("SVM", "svm", "PHI", 96.8, 97.7, 97.2),
+            ("IdentiFinder", "hmm", "PHI", 60.2, 76.7, 67.4),
+            ("H+D", "heuristic", "PHI", 88.9, 67.6, 76.8),
+            ("SVM", "svm", "non-PHI", 99.6, 99.5, 99.6),
+            ("IdentiFinder", "hmm", "non-PHI", 95.8, 91.4, 93.6),
+            ("H+D", "heuristic", "non-PHI", 95.2, 95.2, 95.2),
+        ],
+    ),
+    (
+        "Table 3",
+        "surrogate",
+        "people_locations_organizations",
+        [
+            ("SVM", "svm", "PHI", 97.7, 98.2, 98.0),
+            ("SNoW", "snow", "PHI", 96.1, 96.2, 96.2),
+            ("SVM", "svm", "non-PHI", 99.8, 99.8, 99.8),
+            ("SNoW", "snow", "non-PHI", 99.6, 99.6, 99.6),
+        ],
+    ),
+    (
+        "Table 4",
+        "authentic",
+        "all",
+        [
+            ("SVM", "svm", "PHI", 97.5, 95.0, 96.2),
+            ("IdentiFinder", "hmm", "PHI", 25.2, 45.2, 32.3),
+            ("H+D", "heuristic", "PHI", 81.9, 87.6, 84.7),
+            ("SVM", "svm", "non-PHI", 99.8, 99.9, 99.9),
+            ("IdentiFinder", "hmm", "non-PHI", 97.1, 93.3, 95.2),
+            ("H+D", "heuristic", "non-PHI", 99.6, 99.6, 99.6),
+        ],
+    ),
+    (
+        "Table 5",
+        "authentic",
+        "people_locations_organizations",
+        [
+            ("SVM", "svm", "PHI", 97.4, 93.8, 95.6),
+            ("SNoW", "snow", "PHI", 93.7, 93.4, 93.6),
+            ("SVM", "svm", "non-PHI", 99.9, 100.0, 100.0),
+            ("SNoW", "snow", "non-PHI", 99.9, 99.9, 99.9),
+        ],
+    ),
+    (
+        "Table 7",
+        "ambiguous",
+        "all",
+        [
+            ("SVM", "svm", "PHI", 92.0, 92.1, 92.0),
+            ("IdentiFinder", "hmm", "PHI", 45.4, 71.4, 55.5),
+            ("H+D", "heuristic", "PHI", 70.1, 46.6, 56.0),
+            ("SVM", "svm", "non-PHI", 98.9, 98.9, 98.9),
+            ("IdentiFinder", "hmm", "non-PHI", 95.0, 86.5, 90.1),
+            ("H+D", "heuristic", "non-PHI", 92.7, 92.7, 92.7),
+        ],
+    ),
+    (
+        "Table 8",
+        "ambiguous",
+        "people_locations_organizations",
+        [
+            ("SVM", "svm", "PHI", 92.1, 92.8, 92.5),
+            ("SNoW", "snow", "PHI", 91.6, 77.0, 83.7),
+            ("SVM", "svm", "non-PHI", 99.3, 99.2, 99.3),
+            ("SNoW", "snow", "non-PHI", 97.6, 99.3, 98.4),
+        ],
+    ),
+    (
+        "Table 9",
+        "ambiguous",
+        "ambiguous",
+        [
+            ("SVM", "svm", "PHI", 90.2, 87.5, 88.8),
+            ("IdentiFinder", "hmm", "PHI", 55.8, 64.0, 59.6),
+            ("H+D", "heuristic", "PHI", 59.8, 24.3, 34.6),
+            ("SNoW", "snow", "PHI", 91.6, 82.9, 87.1),
+            ("SVM", "svm", "non-PHI", 90.5, 92.7, 91.6),
+            ("IdentiFinder", "hmm", "non-PHI", 69.0, 61.3, 64.9),
+            ("H+D", "heuristic", "non-PHI", 59.9, 87.4, 71.1),
+            ("SNoW", "snow", "non-PHI", 90.4, 95.5, 92.9),
+        ],
+    ),
+    (
+        "Table 11",
+        "unseen",
+        "all",
+        [
+            ("SVM", "svm", "PHI", 94.0, 96.0, 95.0),
+            ("IdentiFinder", "hmm", "PHI", 55.1, 65.5, 59.8),
+            ("H+D", "heuristic", "PHI", 76.4, 27.8, 40.8),
+            ("SVM", "svm", "non-PHI", 99.4, 99.1, 99.3),
+            ("IdentiFinder", "hmm", "non-PHI", 94.4, 91.6, 92.9),
+            ("H+D", "heuristic", "non-PHI", 90.7, 90.7, 90.7),
+        ],
+    ),
+    (
+        "Table 12",
+        "unseen",
+        "people_locations_organizations",
+        [
+            ("SVM", "svm", "PHI", 93.9, 96.0, 95.0),
+            ("SNoW", "snow", "PHI", 93.7, 79.0, 85.7),
+            ("SVM", "svm", "non-PHI", 99.6, 99.4, 99.5),
+            ("SNoW", "snow", "non-PHI", 98.0, 99.5, 98.7),
+        ],
+    ),
+]
+
+#: Table 13: share of the PHI not found in dictionaries that each system found (percent;
+#: the paper calls it precision, the text describes it as the fraction identified).
+SU06_TABLE13: dict[str, float] = {"svm": 95.5, "hmm": 76.7, "snow": 79.0, "heuristic": 11.1}
+
+#: Table 1 (and Tables 6 / 10): words per class in the paper's corpora.
+SU06_TABLE1: dict[str, dict[str, int]] = {
+    "surrogate": {
+        "non-PHI": 17872,
+        "PATIENT": 1047,
+        "DOCTOR": 311,
+        "LOCATION": 24,
+        "HOSPITAL": 592,
+        "DATE": 735,
+        "ID": 36,
+        "PHONE": 39,
+    },
+    "authentic": {
+        "non-PHI": 112720,
+        "PATIENT": 287,
+        "DOCTOR": 730,
+        "LOCATION": 84,
+        "HOSPITAL": 651,
+        "DATE": 1933,
+        "ID": 477,
+        "PHONE": 32,
+    },
+    # Table 6 (total words; the ambiguous-word column is SU06_TABLE6_AMBIGUOUS)
+    "ambiguous": {
+        "non-PHI": 19296,
+        "PATIENT": 1047,
+        "DOCTOR": 311,
+        "LOCATION": 24,
+        "HOSPITAL": 592,
+        "DATE": 736,
+        "ID": 36,
+        "PHONE": 39,
+    },
+    # Table 10 (total words; every name/location/hospital word is outside the dictionaries)
+    "unseen": {
+        "non-PHI": 17872,
+        "PATIENT": 1045,
+        "DOCTOR": 302,
+        "LOCATION": 24,
+        "HOSPITAL": 376,
+        "DATE": 735,
+        "ID": 36,
+        "PHONE": 39,
+    },
+}
+SU06_TABLE6_AMBIGUOUS: dict[str, int] = {
+    "non-PHI": 3781,
+    "PATIENT": 514,
+    "DOCTOR": 247,
+    "LOCATION": 24,
+    "HOSPITAL": 82,
+    "DATE": 201,
+    "ID": 0,
+    "PHONE": 0,
+}
+
+#: Stat De-id report, i2b2 2006 challenge test set (§5.3, Table 2), percent.
+SD_I2B2 = [
+    ("re-implementation", "svm", "PHI", 97.37, 93.52, 95.41),
+    ("re-implementation", "svm", "non-PHI", 99.61, 99.85, 99.73),
+    ("Stat De-id (Uzuner et al. 2007)", "svm", "PHI", 98.46, 95.24, 96.82),
+]
+#: Stat De-id report Table 3: kernel -> (PHI P, PHI R, non-PHI P, non-PHI R), 50 training docs.
+SD_KERNELS: dict[str, tuple[float, float, float, float]] = {
+    "linear": (89.1, 79.7, 98.8, 99.4),
+    "quadratic": (98.7, 59.3, 97.6, 99.9),
+    "gaussian": (95.0, 74.2, 98.5, 99.8),
+}
+#: Stat De-id report §5.4: selected ablation figures quoted in the text (PHI, percent).
+SD_ABLATION = {
+    "only lexical bigrams": {"precision": 89.76, "recall": 67.91},
+    "all but word itself": {"precision": 93.02},
+    "all but word itself / orthography (recall)": {"recall": 90.14},
+}
+
+_T11_CATS = ("non-PHI", "PATIENT", "DOCTOR", "LOCATION", "HOSPITAL", "DATE", "ID", "PHONE", "AGE")
+# (table, description, our corpus, protocol, {category: (P, R, F)} as fractions)
+_T11_TABLES: list[tuple[str, str, str, str, list[tuple[float, float, float]]]] = [
+    (
+        "Table A.1",
+        "Surrogate Challenge, all features",
+        "surrogate",
+        "split",
+        [
+            (0.99696, 0.99983, 0.99840),
+            (0.99592, 0.95321, 0.97410),
+            (0.98941, 0.97058, 0.97991),
+            (0.96031, 0.50416, 0.66120),
+            (0.97733, 0.83458, 0.90033),
+            (0.99766, 0.98843, 0.99302),
+            (0.99666, 0.99500, 0.99582),
+            (1.00000, 0.80000, 0.88889),
+            (0.66667, 0.66667, 0.66667),
+        ],
+    ),
+    (
+        "Table A.6",
+        "Authentic Challenge, all features",
+        "authentic",
+        "split",
+        [
+            (0.99487, 0.99966, 0.99726),
+            (0.98594, 0.96463, 0.97517),
+            (0.99041, 0.94023, 0.96467),
+            (0.92381, 0.38340, 0.54190),
+            (0.98316, 0.67735, 0.80210),
+            (0.98546, 0.98454, 0.98500),
+            (0.99582, 0.99251, 0.99417),
+            (0.98462, 0.76190, 0.85906),
+            (0.0, 0.0, 0.0),
+        ],
+    ),
+    (
+        "Table A.13",
+        "trained on Surrogate Challenge, tested on Surrogate Obesity",
+        "",
+        "cross",
+        [
+            (0.99154, 0.99964, 0.99558),
+            (0.99627, 0.59071, 0.74167),
+            (0.98346, 0.69886, 0.81709),
+            (0.92793, 0.16748, 0.28375),
+            (0.90321, 0.83220, 0.86625),
+            (0.98615, 0.89776, 0.93988),
+            (0.98615, 0.93788, 0.96141),
+            (0.97531, 0.57664, 0.72477),
+            (0.0, 0.0, 0.0),
+        ],
+    ),
+    (
+        "Table A.14",
+        "Surrogate Challenge, 10-fold cross-validation",
+        "surrogate",
+        "cv",
+        [
+            (0.99831, 0.99965, 0.99898),
+            (1.00000, 0.98131, 0.99057),
+            (0.99657, 0.98142, 0.98894),
+            (0.0, 0.0, 0.0),
+            (0.97908, 0.93227, 0.95510),
+            (0.99754, 1.00000, 0.99877),
+            (0.99511, 0.99027, 0.99268),
+            (1.00000, 0.97368, 0.98667),
+            (1.00000, 0.33333, 0.50000),
+        ],
+    ),
+]
+#: Tafvizi 2011 Table B.8: Multi-deidentifier F-measure per category, Authentic Challenge.
+T11_MULTI_F: dict[str, float] = {
+    "non-PHI": 0.99883,
+    "PATIENT": 0.0,
+    "DOCTOR": 0.98332,
+    "LOCATION": 0.72261,
+    "HOSPITAL": 0.92906,
+    "DATE": 0.99224,
+    "ID": 0.99252,
+    "PHONE": 0.84137,
+    "AGE": 0.5,
+}
+
+
+def _build() -> list[Published]:
+    rows: list[Published] = []
+    for table, corpus, subset, entries in _SU06:
+        for paper_system, ours, label, p, r, f in entries:
+            rows.append(Published(_SU, table, corpus, ours, paper_system, label, subset, p, r, f))
+    for table, _desc, corpus, _protocol, values in _T11_TABLES:
+        for cat, (p, r, f) in zip(_T11_CATS, values, strict=True):
+            rows.append(
+                Published(
+                    _T11,
+                    table,
+                    corpus,
+                    "mega",
+                    "Mega (all features)",
+                    cat,
+                    "all",
+                    round(100 * p, 2),
+                    round(100 * r, 2),
+                    round(100 * f, 2),
+                )
+            )
+    for cat, f in T11_MULTI_F.items():
+        rows.append(
+            Published(
+                _T11, "Table B.8", "authentic", "multi", "Multi", cat, "all", None, None, 100 * f
+            )
+        )
+    for paper_system, ours, label, p, r, f in SD_I2B2:
+        rows.append(Published(_SD, "§5.3 / Table 2", "", ours, paper_system, label, "all", p, r, f))
+    return rows
+
+
+#: Every published row.
+PUBLISHED: tuple[Published, ...] = tuple(_build())
+
+
+def published_for(
+    corpus: str, subset: str = "all", labels: tuple[str, ...] = ("PHI", "non-PHI")
+) -> list[Published]:
+    """Published rows comparable to our ``corpus`` (an embedded corpus name) and subset."""
+    return [
+        p for p in PUBLISHED if p.our_corpus == corpus and p.subset == subset and p.label in labels
+    ]
+
+
+def t11_table_description(table: str) -> str:
+    """The thesis's description of one appendix table."""
+    for name, desc, _corpus, _protocol, _values in _T11_TABLES:
+        if name == table:
+            return desc
+    raise KeyError(table)
