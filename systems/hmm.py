@@ -1,0 +1,407 @@
+"""``hmm``: an IdentiFinder-style HMM, the first global-context baseline.
+
+Sibanda & Uzuner (2006, §4.3) compare their local-context SVM with IdentiFinder (Bikel,
+Schwartz & Weischedel 1999, "An algorithm that learns what's in a name"; the Nymble model).
+IdentiFinder captures a *simplified* local context -- one word-feature per word and word
+bigrams inside a name -- and a *global* context: the most likely sequence of name classes
+over the whole sentence, found with Viterbi.  The paper's point (§5, §6) is that fragmented
+clinical text, where most sentences hold at most one entity, leaves that global context with
+little to work on.
+
+The model, as in Bikel et al. (1999, §3):
+
+* one state per name class: every PHI category seen in training plus ``O`` (Bikel's
+  NOT-A-NAME), with START/END-OF-SENTENCE pseudo-classes;
+* a new class instance is entered with ``P(NC | NC₋₁, w₋₁)`` (previous class, previous word);
+* its first word is generated with ``P(⟨w,f⟩ | NC, NC₋₁)``;
+* each following word with the within-class bigram ``P(⟨w,f⟩ | ⟨w,f⟩₋₁, NC)``, whose outcome
+  ``+end+`` closes the instance;
+* ``f`` is Bikel's word feature (:func:`word_feature`: twoDigitNum ... lowerCase, other);
+* every distribution backs off (class: ``P(NC|NC₋₁) → P(NC) → uniform``; words:
+  ``P(⟨w,f⟩|NC) → P(w|NC)·P(f|NC) → uniform``) with Witten-Bell weights
+  ``λ = c(h) / (c(h) + u(h))`` (history count over history count plus distinct outcomes) -- the
+  same shape as Bikel's ``λ`` without its "old count" correction;
+* decoding is Viterbi over the sentence (:attr:`corpora.model.Token.sentence`), vectorized:
+  all scores of a document are one ``(n, K, K)`` array and only the max-product recursion is a
+  Python loop over tokens.
+
+Deviations, stated so results are read correctly:
+
+* The original was pre-trained on news and is not available; this model is trained on the
+  training folds, so it has in-domain data the paper's IdentiFinder lacked (it will do better
+  than the paper's 67.4% F, Table 2, on the same kind of data).
+* Unknown words: Bikel trains a separate unknown-word model on held-out halves of the
+  training data.  We use the common simplification of mapping words seen fewer than
+  ``min_count`` times to ``_UNK_`` (keeping their word feature), so the ``_UNK_`` statistics
+  come from rare training words -- which in de-identification are mostly names.
+* Words are lower-cased; case information lives in the word feature.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from corpora.model import LABELS, OUTSIDE
+from systems.base import System, register
+
+if TYPE_CHECKING:
+    from corpora.model import Document, Token
+
+#: Bikel et al. (1999), Table 3.1, in their order of precedence.
+WORD_FEATURES: tuple[str, ...] = (
+    "twoDigitNum",
+    "fourDigitNum",
+    "containsDigitAndAlpha",
+    "containsDigitAndDash",
+    "containsDigitAndSlash",
+    "containsDigitAndComma",
+    "containsDigitAndPeriod",
+    "otherNum",
+    "allCaps",
+    "capPeriod",
+    "firstWord",
+    "initCap",
+    "lowerCase",
+    "other",
+)
+_FEATURE_ID = {f: i for i, f in enumerate(WORD_FEATURES)}
+_CAP_PERIOD = re.compile(r"^[A-Z]\.$")
+
+UNK = "_UNK_"
+_UNK_ID, _BOS_ID = 0, 1
+
+
+def word_feature(word: str, first: bool = False) -> str:
+    """Bikel et al.'s word feature of ``word`` (``first``: it starts the sentence).
+
+    The first matching feature of :data:`WORD_FEATURES` wins, so ``"1997"`` is
+    ``fourDigitNum``, ``"7/22"`` is ``containsDigitAndSlash``, ``"M."`` is ``capPeriod`` and a
+    capitalized word opening a sentence is ``firstWord``, not ``initCap``.
+    """
+    if word.isdigit():
+        if len(word) == 2:
+            return "twoDigitNum"
+        if len(word) == 4:
+            return "fourDigitNum"
+        return "otherNum"
+    if any(c.isdigit() for c in word):
+        if any(c.isalpha() for c in word):
+            return "containsDigitAndAlpha"
+        for mark, feature in (
+            ("-", "containsDigitAndDash"),
+            ("/", "containsDigitAndSlash"),
+            (",", "containsDigitAndComma"),
+            (".", "containsDigitAndPeriod"),
+        ):
+            if mark in word:
+                return feature
+        return "otherNum"
+    if _CAP_PERIOD.match(word):
+        return "capPeriod"
+    if word.isupper():
+        return "allCaps"
+    if first:
+        return "firstWord"
+    if word[:1].isupper():
+        return "initCap"
+    if word.islower():
+        return "lowerCase"
+    return "other"
+
+
+def _sentence_starts(tokens: Sequence[Token]) -> np.ndarray:
+    sent = np.fromiter((t.sentence for t in tokens), dtype=np.int64, count=len(tokens))
+    starts = np.ones(len(tokens), dtype=bool)
+    if len(tokens) > 1:
+        starts[1:] = sent[1:] != sent[:-1]
+    return starts
+
+
+def _witten_bell(count: np.ndarray, unique: np.ndarray) -> np.ndarray:
+    """``λ = c / (c + u)``, 0 where the history was never seen."""
+    denom = count + unique
+    return np.divide(count, denom, out=np.zeros_like(count, dtype=float), where=denom > 0)
+
+
+def _safe_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.divide(a, b, out=np.zeros(np.broadcast(a, b).shape), where=b > 0)
+
+
+class _SparseTable:
+    """Integer keys -> rows of a dense array, looked up in bulk with ``searchsorted``."""
+
+    def __init__(self, rows: dict[int, np.ndarray], shape: tuple[int, ...]) -> None:
+        keys = sorted(rows)
+        self.keys = np.asarray(keys, dtype=np.int64)
+        self.values = np.zeros((len(keys) + 1, *shape))  # last row: "not found" (zeros)
+        for i, k in enumerate(keys):
+            self.values[i] = rows[k]
+
+    def lookup(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows for ``keys`` (zeros where absent) and a found mask."""
+        if len(self.keys) == 0:
+            return np.broadcast_to(self.values[-1], (len(keys), *self.values.shape[1:])), (
+                np.zeros(len(keys), dtype=bool)
+            )
+        pos = np.searchsorted(self.keys, keys)
+        pos = np.minimum(pos, len(self.keys) - 1)
+        found = self.keys[pos] == keys
+        idx = np.where(found, pos, len(self.keys))
+        return self.values[idx], found
+
+
+@register
+class IdentiFinderHMM(System):
+    """Nymble/IdentiFinder HMM trained on the training folds (see module docstring)."""
+
+    name: ClassVar[str] = "hmm"
+    description: ClassVar[str] = (
+        "IdentiFinder-style HMM (Bikel et al. 1999): per-class bigram word models with "
+        "word-feature back-off, Viterbi over sentences (2006 paper §4.3)"
+    )
+    requires_training: ClassVar[bool] = True
+    predicts_categories: ClassVar[bool] = True
+
+    def __init__(self, min_count: int = 2, seed: int = 0) -> None:
+        #: Words seen fewer times than this in training are ``_UNK_``.
+        self.min_count = min_count
+        #: Accepted for a uniform interface; training and decoding are deterministic.
+        self.seed = seed
+
+    # ------------------------------------------------------------------ encoding
+    def _encode(
+        self, doc: Document, *, training: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Word ids, feature ids, item ids (``-1``: unseen ⟨w,f⟩) and sentence starts."""
+        toks = doc.tokens
+        starts = _sentence_starts(toks)
+        vocab = self.vocab_
+        words = np.fromiter(
+            (vocab.get(t.text.lower(), _UNK_ID) for t in toks), dtype=np.int64, count=len(toks)
+        )
+        feats = np.fromiter(
+            (
+                _FEATURE_ID[word_feature(t.text, bool(s))]
+                for t, s in zip(toks, starts.tolist(), strict=True)
+            ),
+            dtype=np.int64,
+            count=len(toks),
+        )
+        if training:
+            items_map = self.items_
+            item_list = []
+            for w, f in zip(words.tolist(), feats.tolist(), strict=True):
+                x = items_map.get((w, f))
+                if x is None:
+                    x = items_map[(w, f)] = len(items_map) + 1  # 0 is +end+
+                item_list.append(x)
+            items = np.asarray(item_list, dtype=np.int64)
+        else:
+            get = self.items_.get
+            items = np.fromiter(
+                (get((w, f), -1) for w, f in zip(words.tolist(), feats.tolist(), strict=True)),
+                dtype=np.int64,
+                count=len(toks),
+            )
+        return words, feats, items, starts
+
+    # ------------------------------------------------------------------ training
+    def fit(self, documents: Sequence[Document]) -> IdentiFinderHMM:
+        docs = list(documents)
+        seen = {t.label for d in docs for t in d.tokens}
+        self.states_: tuple[str, ...] = (OUTSIDE, *(lab for lab in LABELS if lab in seen))
+        state_id = {s: i for i, s in enumerate(self.states_)}
+        K = len(self.states_)
+        S = K + 1  # histories: states + START
+        n_out = K + 1  # outcomes of the class model: states + END
+        START = END = K
+
+        counts = Counter(t.text.lower() for d in docs for t in d.tokens)
+        self.vocab_: dict[str, int] = {UNK: _UNK_ID, "<s>": _BOS_ID}
+        for w, c in sorted(counts.items()):
+            if c >= self.min_count:
+                self.vocab_[w] = len(self.vocab_)
+        W = len(self.vocab_)
+        self.items_: dict[tuple[int, int], int] = {}
+
+        trans: dict[int, np.ndarray] = defaultdict(lambda: np.zeros((S, n_out)))
+        first: dict[int, np.ndarray] = defaultdict(lambda: np.zeros((S, K)))
+        bigram: dict[tuple[int, int], np.ndarray] = defaultdict(lambda: np.zeros(K))
+        item_counts: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(K))
+        word_counts = np.zeros((W, K))
+        feat_counts = np.zeros((len(WORD_FEATURES), K))
+        end_counts = np.zeros(K)
+
+        for doc in docs:
+            words, feats, items, starts = self._encode(doc, training=True)
+            labels = [state_id[t.label] for t in doc.tokens]
+            n = len(labels)
+            np.add.at(word_counts, (words, labels), 1)
+            np.add.at(feat_counts, (feats, labels), 1)
+            for i in range(n):
+                c, x = labels[i], int(items[i])
+                item_counts[x][c] += 1
+                new_sentence = bool(starts[i])
+                if new_sentence:
+                    prev_c, prev_w = START, _BOS_ID
+                else:
+                    prev_c, prev_w = labels[i - 1], int(words[i - 1])
+                if new_sentence or prev_c != c:
+                    trans[prev_w][prev_c, c] += 1
+                    first[x][prev_c, c] += 1
+                else:
+                    bigram[(int(items[i - 1]), x)][c] += 1
+                last_in_sentence = i == n - 1 or bool(starts[i + 1])
+                if last_in_sentence or labels[i + 1] != c:
+                    bigram[(x, 0)][c] += 1  # +end+ closes the instance
+                    end_counts[c] += 1
+                if last_in_sentence:
+                    trans[int(words[i])][c, END] += 1
+
+        X = len(self.items_) + 1  # item ids 1..X-1, 0 = +end+
+        self.n_items_ = X
+
+        # Class unigrams P(<w,f>|NC) -> P(w|NC) P(f|NC) -> uniform.
+        item_arr = np.zeros((X + 1, K))  # last row: unseen item (zeros)
+        for x, v in item_counts.items():
+            item_arr[x] = v
+        item_arr[0] = end_counts
+        n_c = item_arr.sum(0)
+        lam_u = _witten_bell(n_c, (item_arr > 0).sum(0))
+        lam_w = _witten_bell(word_counts.sum(0), (word_counts > 0).sum(0))
+        lam_f = _witten_bell(feat_counts.sum(0), (feat_counts > 0).sum(0))
+        self.p_word_ = lam_w * _safe_div(word_counts, word_counts.sum(0)) + (1 - lam_w) / W
+        self.p_feat_ = lam_f * _safe_div(feat_counts, feat_counts.sum(0)) + (1 - lam_f) / len(
+            WORD_FEATURES
+        )
+        self.item_spec_ = lam_u * _safe_div(item_arr, n_c)
+        self.lam_u_ = lam_u
+        self.p_uni_end_ = self.item_spec_[0] + (1 - lam_u) / W
+
+        # Within-class bigrams P(<w,f> | <w,f>-1, NC), +end+ included.
+        hist = np.zeros((X + 1, K))
+        uniq = np.zeros((X + 1, K))
+        for (xp, _x), v in bigram.items():
+            hist[xp] += v
+            uniq[xp] += v > 0
+        lam_b = _witten_bell(hist, uniq)
+        self.lam_b_ = lam_b
+        self.bigram_ = _SparseTable(
+            {xp * X + x: lam_b[xp] * _safe_div(v, hist[xp]) for (xp, x), v in bigram.items()},
+            (K,),
+        )
+
+        # First words P(<w,f> | NC, NC-1).
+        f_hist = np.zeros((S, K))
+        f_uniq = np.zeros((S, K))
+        for v in first.values():
+            f_hist += v
+            f_uniq += v > 0
+        lam_first = _witten_bell(f_hist, f_uniq)
+        self.lam_first_ = lam_first
+        self.first_ = _SparseTable(
+            {x: lam_first * _safe_div(v, f_hist) for x, v in first.items()}, (S, K)
+        )
+
+        # Class transitions P(NC | NC-1, w-1) -> P(NC | NC-1) -> P(NC) -> uniform.
+        t2 = np.zeros((S, n_out))
+        for v in trans.values():
+            t2 += v
+        t3 = t2.sum(0)
+        lam3 = _witten_bell(t3.sum(), (t3 > 0).sum())
+        p3 = lam3 * _safe_div(t3, t3.sum()) + (1 - lam3) / n_out
+        n2 = t2.sum(1, keepdims=True)
+        lam2 = _witten_bell(n2, (t2 > 0).sum(1, keepdims=True))
+        p2 = lam2 * _safe_div(t2, n2) + (1 - lam2) * p3
+        rows = {}
+        for w, v in trans.items():
+            n1 = v.sum(1, keepdims=True)
+            lam1 = _witten_bell(n1, (v > 0).sum(1, keepdims=True))
+            rows[w] = np.log(lam1 * _safe_div(v, n1) + (1 - lam1) * p2)
+        self.trans_ = _SparseTable(rows, (S, n_out))
+        self.log_trans_default_ = np.log(p2)
+        self.log_trans_bos_ = rows.get(_BOS_ID, self.log_trans_default_)
+        return self
+
+    # ------------------------------------------------------------------ decoding
+    def _log_transitions(self, prev_words: np.ndarray) -> np.ndarray:
+        table, found = self.trans_.lookup(prev_words)
+        return np.where(found[:, None, None], table, self.log_trans_default_[None])
+
+    def _scores(self, doc: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Initial scores ``(K,)``, step scores ``(n, K, K)`` and final scores ``(K,)``."""
+        K = len(self.states_)
+        START = END = K
+        X = self.n_items_
+        words, feats, items, starts = self._encode(doc)
+        n = len(words)
+        p_wf = self.p_word_[words] * self.p_feat_[feats]
+        p_uni = self.item_spec_[items] + (1 - self.lam_u_) * p_wf
+
+        prev_items = np.empty_like(items)
+        prev_items[0] = -1
+        prev_items[1:] = items[:-1]
+        valid = (prev_items >= 0) & (items >= 0) & ~starts
+        cont_spec, _ = self.bigram_.lookup(np.where(valid, prev_items * X + items, -1))
+        p_cont = cont_spec + (1 - self.lam_b_[prev_items]) * p_uni
+        end_spec, _ = self.bigram_.lookup(np.where(items >= 0, items * X, -1))
+        p_end = end_spec + (1 - self.lam_b_[items]) * self.p_uni_end_
+        first_spec, _ = self.first_.lookup(items)
+        p_first = first_spec + (1 - self.lam_first_)[None] * p_uni[:, None, :]
+
+        with np.errstate(divide="ignore"):
+            log_cont, log_end, log_first = np.log(p_cont), np.log(p_end), np.log(p_first)
+        prev_words = np.empty_like(words)
+        prev_words[0] = _BOS_ID
+        prev_words[1:] = words[:-1]
+        log_t = self._log_transitions(prev_words)  # history: the previous token's word
+        bos = self.log_trans_bos_
+
+        steps = np.empty((n, K, K))
+        if n > 1:
+            within = (
+                log_end[:-1, :, None] + log_t[1:, :K, :K] + log_first[1:, :K, :]
+            )  # new instance
+            diag = np.arange(K)
+            within[:, diag, diag] = np.maximum(within[:, diag, diag], log_cont[1:])
+            across = (log_end[:-1] + log_t[1:, :K, END])[:, :, None] + (
+                bos[START, :K] + log_first[1:, START, :]
+            )[:, None, :]
+            steps[1:] = np.where(starts[1:, None, None], across, within)
+        init = bos[START, :K] + log_first[0, START]
+        last_t = self._log_transitions(words[-1:])[0]
+        final = log_end[-1] + last_t[:K, END]
+        return init, steps, final
+
+    def _viterbi(self, init: np.ndarray, steps: np.ndarray, final: np.ndarray) -> list[int]:
+        n, K = steps.shape[0], init.shape[0]
+        back = np.zeros((n, K), dtype=np.int64)
+        delta = init
+        cols = np.arange(K)
+        for i in range(1, n):
+            m = delta[:, None] + steps[i]
+            best = m.argmax(0)
+            back[i] = best
+            delta = m[best, cols]
+        state = int((delta + final).argmax())
+        path = [state]
+        for i in range(n - 1, 0, -1):
+            state = int(back[i, state])
+            path.append(state)
+        path.reverse()
+        return path
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        out: list[list[str]] = []
+        for doc in documents:
+            if not doc.tokens:
+                out.append([])
+                continue
+            path = self._viterbi(*self._scores(doc))
+            out.append([self.states_[s] for s in path])
+        return out
