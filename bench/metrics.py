@@ -1,15 +1,84 @@
-"""Token-level precision, recall and F1 -- the measures of Sibanda & Uzuner (2006, §6).
+"""Precision, recall and F1 at the token and entity level, on the papers' evaluation subsets.
+
+Why token level first: Sibanda & Uzuner (2006, §6) classify and score every *word* as PHI or
+non-PHI and report precision, recall and F-measure for both classes (Tables 2-12); Tafvizi
+(2011, §3.5.1-3.5.3, Appendix B) reports the same measures per category.  Entity-level
+scores (i2b2 2014 convention) are added because a user deciding whether a de-identifier
+leaks a *phrase* cares about phrases.
+
+Micro-averaging over folds means summing counts over every test document of every fold and
+computing P/R/F once (:func:`token_scores` on the concatenated test documents, or
+:func:`merge_rows` on per-fold rows); :func:`per_document_counts` keeps the counts per
+document so :mod:`bench.significance` can resample documents.
 
 Binary scores treat every non-``O`` label as PHI (a binary system's ``PHI`` label included);
 per-category scores compare labels exactly.
+
+The evaluation subsets (:data:`SUBSETS`) and the exact choices made for each:
+
+``all``
+    Every token (Tables 2, 4, 7, 11; Tafvizi Appendix A/B).
+
+``ambiguous``
+    Tokens flagged ``ambiguous`` by the corpus variant whose gold label is ``O`` or a
+    person/location/organization category.  Table 9 is titled "ambiguous people, locations
+    and organizations" yet reports a Non-PHI row too, so the ambiguous words are scored in
+    both their PHI and their non-PHI uses; ambiguous dates (Table 6 counts some) are left
+    out to follow the title.  Labels are not changed.
+
+``not_in_dictionary``
+    Tokens flagged ``not_in_dictionary`` whose gold label is PHI (Table 10 counts no
+    non-PHI "not in dictionary" words).  Table 13 calls its figure "precision", but the
+    text (§6.3) describes it as the share of those PHI the system "accurately identified";
+    on a subset made only of gold PHI the binary *recall* (= accuracy) is that number, and
+    binary precision is trivially 1 whenever anything is found.  Report the recall column.
+
+``people_locations_organizations``
+    The SNoW comparison (§6, Tables 3, 8, 12): both systems were *trained* with only
+    people, locations and organizations as PHI, and the tables still carry a Non-PHI row
+    (99.6 % F on Table 3), so non-PHI tokens must stay in the scored set; scoring only the
+    tokens whose gold or predicted label is a person/location/organization would leave no
+    true negatives at all.  The harness therefore reads every label outside PATIENT,
+    DOCTOR, LOCATION, HOSPITAL as ``O`` (a binary ``PHI`` prediction stays PHI: a binary
+    system has no way to say which kind it found) and then drops the tokens whose *gold*
+    label is another PHI category (a date, an ID...) unless the system called them a
+    person/location/organization, which stays a false positive.  So a full-category system
+    is neither rewarded nor penalised for its dates, and a binary system is not penalised
+    for flagging dates it was trained to flag.  Where the runner retrains a system on the
+    restricted labels (the paper's protocol) nothing changes except that such a system
+    predicts ``O`` on dates, which are then dropped rather than counted as non-PHI hits --
+    a small difference from the paper's Non-PHI row.
+
+``no_id``
+    The IdentiFinder comparison (§6): "PHI representing ID numbers" were omitted because
+    IdentiFinder was not trained on them.  Same rule as above with every category but ID
+    kept: gold ID tokens are dropped (unless predicted as another category, then a false
+    positive of that category), and a predicted ``ID`` is read as ``O`` -- the ID category is
+    outside the comparison, as if the system had not been trained on it either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from corpora.model import OUTSIDE
+import numpy as np
+
+from corpora.model import (
+    FLAG_AMBIGUOUS,
+    FLAG_NOT_IN_DICTIONARY,
+    LABELS,
+    OUTSIDE,
+    PEOPLE_LOCATIONS_ORGANIZATIONS,
+    PHI,
+    Document,
+    Token,
+)
+
+# --------------------------------------------------------------------------------------
+# Counts (the shared contract with the runner; keep the API)
+# --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -68,3 +137,416 @@ def token_counts(
             else:
                 tn += 1
     return Counts(tp, fp, fn, tn)
+
+
+# --------------------------------------------------------------------------------------
+# Scores
+# --------------------------------------------------------------------------------------
+
+#: Row label of the binary PHI-vs-non-PHI scores (every non-``O`` label is positive).
+PHI_ROW = "PHI"
+#: Row label of the binary scores with non-PHI (``O``) as the positive class.
+NON_PHI_ROW = "non-PHI"
+
+#: Evaluation subsets: name -> what is scored (details in the module docstring).
+SUBSETS: dict[str, str] = {
+    "all": "every token",
+    "ambiguous": (
+        "tokens flagged ambiguous whose gold label is O or a person/location/organization "
+        "(Sibanda & Uzuner 2006, Table 9)"
+    ),
+    "not_in_dictionary": (
+        "gold PHI tokens flagged not_in_dictionary; the paper's figure is the binary recall "
+        "(Sibanda & Uzuner 2006, Table 13)"
+    ),
+    "people_locations_organizations": (
+        "labels outside PATIENT/DOCTOR/LOCATION/HOSPITAL read as O; tokens of other gold PHI "
+        "dropped unless predicted as one of the four (the SNoW comparison, Tables 3, 8, 12)"
+    ),
+    "no_id": (
+        "ID labels read as O; gold ID tokens dropped unless predicted as another category "
+        "(the IdentiFinder comparison, §6)"
+    ),
+}
+
+#: Category-restricted subsets: name -> the categories kept.
+_KEPT_CATEGORIES: dict[str, frozenset[str]] = {
+    "people_locations_organizations": PEOPLE_LOCATIONS_ORGANIZATIONS,
+    "no_id": frozenset(LABELS) - {"ID"},
+}
+_ENTITY_MATCHES = ("strict", "overlap")
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One line of a results table: the counts and P/R/F1 for one label on one subset.
+
+    ``level`` is ``"token"`` or ``"entity"``; ``match`` is ``"strict"``/``"overlap"`` for
+    entity rows and empty for token rows.  ``label`` is ``"PHI"`` (binary), ``"non-PHI"``
+    (binary, ``O`` positive) or a category of :data:`corpora.model.LABELS`.
+    """
+
+    level: str
+    subset: str
+    label: str
+    tp: int
+    fp: int
+    fn: int
+    precision: float
+    recall: float
+    f1: float
+    match: str = ""
+
+    @classmethod
+    def from_counts(
+        cls, level: str, subset: str, label: str, tp: int, fp: int, fn: int, match: str = ""
+    ) -> ScoreRow:
+        c = Counts(int(tp), int(fp), int(fn))
+        return cls(level, subset, label, c.tp, c.fp, c.fn, c.precision, c.recall, c.f1, match)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def f1_from_counts(tp: float, fp: float, fn: float) -> float:
+    """F1 from summed counts (0 when there is nothing to find and nothing found)."""
+    d = 2 * tp + fp + fn
+    return 2 * tp / d if d else 0.0
+
+
+def merge_rows(rows: Iterable[ScoreRow]) -> list[ScoreRow]:
+    """Micro-average rows of several folds: sum counts per (level, match, subset, label)."""
+    sums: dict[tuple[str, str, str, str], list[int]] = {}
+    for r in rows:
+        acc = sums.setdefault((r.level, r.match, r.subset, r.label), [0, 0, 0])
+        acc[0] += r.tp
+        acc[1] += r.fp
+        acc[2] += r.fn
+    return [
+        ScoreRow.from_counts(level, subset, label, tp, fp, fn, match)
+        for (level, match, subset, label), (tp, fp, fn) in sums.items()
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# Token level
+# --------------------------------------------------------------------------------------
+
+
+def _check_subset(subset: str) -> None:
+    if subset not in SUBSETS:
+        raise ValueError(f"unknown subset {subset!r}; choose from {', '.join(SUBSETS)}")
+
+
+def _flag_array(tokens: Sequence[Token], flag: str) -> np.ndarray:
+    return np.fromiter((flag in t.flags for t in tokens), dtype=bool, count=len(tokens))
+
+
+def _view(
+    doc: Document, pred: Sequence[str] | None, subset: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gold, predicted, mask) of one document as the subset scores them."""
+    tokens = doc.tokens
+    n = len(tokens)
+    gold = np.array([t.label for t in tokens], dtype=object)
+    if pred is None:
+        p = np.full(n, OUTSIDE, dtype=object)
+    else:
+        if len(pred) != n:
+            raise ValueError(
+                f"{len(pred)} predicted labels for document {doc.id!r} with {n} tokens"
+            )
+        p = np.array(list(pred), dtype=object)
+    if subset == "all":
+        return gold, p, np.ones(n, dtype=bool)
+    if subset == "ambiguous":
+        keep = np.isin(gold, [*PEOPLE_LOCATIONS_ORGANIZATIONS, OUTSIDE])
+        return gold, p, _flag_array(tokens, FLAG_AMBIGUOUS) & keep
+    if subset == "not_in_dictionary":
+        return gold, p, _flag_array(tokens, FLAG_NOT_IN_DICTIONARY) & (gold != OUTSIDE)
+    kept = sorted(_KEPT_CATEGORIES[subset])
+    gold_kept = np.isin(gold, kept)
+    pred_kept = np.isin(p, kept)
+    mask = gold_kept | (gold == OUTSIDE) | pred_kept
+    gold2 = np.where(gold_kept, gold, OUTSIDE)
+    pred2 = np.where(pred_kept | (p == PHI), p, OUTSIDE)
+    return gold2, pred2, mask
+
+
+def _flatten(
+    documents: Sequence[Document],
+    predictions: Sequence[Sequence[str]] | None,
+    subset: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Masked gold and predicted labels of all documents, and each token's document index."""
+    _check_subset(subset)
+    if predictions is not None and len(predictions) != len(documents):
+        raise ValueError(f"{len(predictions)} prediction lists for {len(documents)} documents")
+    golds, preds, owners = [], [], []
+    for i, doc in enumerate(documents):
+        g, p, m = _view(doc, None if predictions is None else predictions[i], subset)
+        golds.append(g[m])
+        preds.append(p[m])
+        owners.append(np.full(int(m.sum()), i, dtype=np.int64))
+    if not documents:
+        empty = np.array([], dtype=object)
+        return empty, empty, np.array([], dtype=np.int64)
+    return np.concatenate(golds), np.concatenate(preds), np.concatenate(owners)
+
+
+def subset_mask(
+    documents: Sequence[Document],
+    subset: str,
+    predictions: Sequence[Sequence[str]] | None = None,
+) -> list[list[bool]]:
+    """Which tokens of each document the subset scores.
+
+    The category-restricted subsets depend on the predictions (a gold date predicted as a
+    person stays in as a false positive); without ``predictions`` they keep the tokens whose
+    gold label is ``O`` or a kept category.
+    """
+    _check_subset(subset)
+    out = []
+    for i, doc in enumerate(documents):
+        _, _, m = _view(doc, None if predictions is None else predictions[i], subset)
+        out.append(m.tolist())
+    return out
+
+
+def _binary_only(pred: np.ndarray) -> bool:
+    """True when a system emits the binary ``PHI`` label and no category at all."""
+    present = set(np.unique(pred).tolist()) if pred.size else set()
+    return PHI in present and not present & set(LABELS)
+
+
+def _triples(
+    gold: np.ndarray, pred: np.ndarray, owners: np.ndarray, label: str | None, n_docs: int
+) -> np.ndarray:
+    """Per-document (tp, fp, fn) for ``label`` (``None``/"PHI": binary; "non-PHI": O)."""
+    if label is None or label == PHI_ROW:
+        g, p = gold != OUTSIDE, pred != OUTSIDE
+    elif label == NON_PHI_ROW:
+        g, p = gold == OUTSIDE, pred == OUTSIDE
+    else:
+        g, p = gold == label, pred == label
+    out = np.zeros((n_docs, 3), dtype=np.int64)
+    for col, sel in enumerate((g & p, p & ~g, g & ~p)):
+        out[:, col] = np.bincount(owners[sel], minlength=n_docs)
+    return out
+
+
+def token_scores(
+    documents: Sequence[Document],
+    predictions: Sequence[Sequence[str]],
+    *,
+    subset: str = "all",
+) -> list[ScoreRow]:
+    """Token-level rows: binary ``PHI``, ``non-PHI``, then each category present.
+
+    Category rows cover the categories of :data:`LABELS` that occur in the (subset's) gold
+    or predicted labels, in that order; they are skipped for a system that only predicts
+    the binary ``PHI`` label, whose category scores would be meaningless.
+    """
+    gold, pred, owners = _flatten(documents, predictions, subset)
+    labels: list[str] = [PHI_ROW, NON_PHI_ROW]
+    if not _binary_only(pred):
+        present = set(np.unique(gold).tolist()) | set(np.unique(pred).tolist())
+        labels += [c for c in LABELS if c in present]
+    rows = []
+    for label in labels:
+        tp, fp, fn = _triples(gold, pred, owners, label, 1).sum(axis=0)
+        rows.append(ScoreRow.from_counts("token", subset, label, tp, fp, fn))
+    return rows
+
+
+def token_correctness(
+    documents: Sequence[Document],
+    predictions: Sequence[Sequence[str]],
+    *,
+    subset: str = "all",
+    binary: bool = True,
+    other: Sequence[Sequence[str]] | None = None,
+) -> np.ndarray:
+    """Whether each scored token was labelled right: the paired decisions McNemar needs.
+
+    ``binary`` compares PHI vs non-PHI, otherwise exact labels.  For the
+    prediction-dependent subsets pass the other system's predictions as ``other`` so both
+    systems are judged on the same tokens (the union of their two masks).
+    """
+    _check_subset(subset)
+    out = []
+    for i, doc in enumerate(documents):
+        g, p, m = _view(doc, predictions[i], subset)
+        if other is not None:
+            m = m | _view(doc, other[i], subset)[2]
+        g, p = g[m], p[m]
+        out.append((g != OUTSIDE) == (p != OUTSIDE) if binary else g == p)
+    return np.concatenate(out) if out else np.array([], dtype=bool)
+
+
+# --------------------------------------------------------------------------------------
+# Entity level
+# --------------------------------------------------------------------------------------
+
+Entity = tuple[int, int, str]
+
+
+def entities_from_labels(
+    tokens: Sequence[Token], labels: Sequence[str], *, binary: bool = False
+) -> list[Entity]:
+    """Phrases from per-token labels: runs of consecutive tokens with one non-O label.
+
+    The token interface has no B-/I- prefixes, so two adjacent phrases of the same kind
+    cannot be told apart and become one entity.  ``binary`` reads every non-O label as
+    ``PHI`` first (the type-agnostic view of the binary row).
+    """
+    if len(tokens) != len(labels):
+        raise ValueError(f"{len(labels)} labels for {len(tokens)} tokens")
+    out: list[Entity] = []
+    cur: list[Any] | None = None
+    for tok, lab in zip(tokens, labels, strict=True):
+        if lab != OUTSIDE and binary:
+            lab = PHI
+        if cur is not None and lab == cur[2]:
+            cur[1] = tok.end
+            continue
+        if cur is not None:
+            out.append((cur[0], cur[1], cur[2]))
+            cur = None
+        if lab != OUTSIDE:
+            cur = [tok.start, tok.end, lab]
+    if cur is not None:
+        out.append((cur[0], cur[1], cur[2]))
+    return out
+
+
+def gold_entities(doc: Document, *, binary: bool = False) -> list[Entity]:
+    """The gold phrases of ``doc`` from its spans, snapped to token boundaries.
+
+    A span is widened to the tokens it overlaps (a span "Smith" inside the token
+    "Smith's" becomes the token), because systems can only label whole tokens; spans of
+    one kind with no token between them are merged for the reason given in
+    :func:`entities_from_labels`.
+    """
+    tokens = doc.tokens
+    starts = np.fromiter((t.start for t in tokens), dtype=np.int64, count=len(tokens))
+    ends = np.fromiter((t.end for t in tokens), dtype=np.int64, count=len(tokens))
+    snapped: list[tuple[int, int, str]] = []  # (first token, last token, category)
+    for span in doc.spans:
+        first = int(np.searchsorted(ends, span.start, side="right"))
+        last = int(np.searchsorted(starts, span.end, side="left")) - 1
+        if first > last:
+            continue  # a span over whitespace only: nothing a system could label
+        cat = PHI if binary else span.category
+        if snapped and snapped[-1][2] == cat and snapped[-1][1] >= first - 1:
+            snapped[-1] = (snapped[-1][0], max(last, snapped[-1][1]), cat)
+        else:
+            snapped.append((first, last, cat))
+    return [(tokens[a].start, tokens[b].end, c) for a, b, c in snapped]
+
+
+def _match_entities(gold: list[Entity], pred: list[Entity], match: str) -> tuple[int, int, int]:
+    """(tp, fp, fn) for one document and one label (all entities already of that label).
+
+    Strict: same start and end offsets.  Overlap: any shared character; matching is
+    one-to-one (each gold and each predicted phrase used once, greedily in text order), so
+    that tp + fp = #predicted and tp + fn = #gold.
+    """
+    if match == "strict":
+        g = {(s, e) for s, e, _ in gold}
+        p = {(s, e) for s, e, _ in pred}
+        tp = len(g & p)
+        return tp, len(p) - tp, len(g) - tp
+    used = [False] * len(pred)
+    tp = 0
+    for gs, ge, _ in sorted(gold):
+        for j, (ps, pe, _) in enumerate(pred):
+            if not used[j] and ps < ge and gs < pe:
+                used[j] = True
+                tp += 1
+                break
+    return tp, len(pred) - tp, len(gold) - tp
+
+
+def _entity_triples(
+    documents: Sequence[Document],
+    predictions: Sequence[Sequence[str]],
+    label: str | None,
+    match: str,
+) -> np.ndarray:
+    if match not in _ENTITY_MATCHES:
+        raise ValueError(f"unknown match {match!r}; choose strict or overlap")
+    if label == NON_PHI_ROW:
+        raise ValueError("entities are PHI phrases; there is no entity-level non-PHI row")
+    binary = label is None or label == PHI_ROW
+    out = np.zeros((len(documents), 3), dtype=np.int64)
+    for i, (doc, labels) in enumerate(zip(documents, predictions, strict=True)):
+        g = gold_entities(doc, binary=binary)
+        p = entities_from_labels(doc.tokens, labels, binary=binary)
+        if not binary:
+            g = [e for e in g if e[2] == label]
+            p = [e for e in p if e[2] == label]
+        out[i] = _match_entities(g, sorted(p), match)
+    return out
+
+
+def entity_scores(
+    documents: Sequence[Document],
+    predictions: Sequence[Sequence[str]],
+    *,
+    match: str = "strict",
+) -> list[ScoreRow]:
+    """Entity-level rows (i2b2 2014 convention): binary ``PHI`` then each category present.
+
+    Strict: same offsets and same category (the binary row ignores the category);
+    overlap: any character overlap and same category.  Gold phrases come from
+    :func:`gold_entities`, predicted ones from :func:`entities_from_labels`.  Category rows
+    are skipped for a binary-only system, as in :func:`token_scores`.
+    """
+    if len(predictions) != len(documents):
+        raise ValueError(f"{len(predictions)} prediction lists for {len(documents)} documents")
+    rows = [
+        ScoreRow.from_counts(
+            "entity",
+            "all",
+            PHI_ROW,
+            *_entity_triples(documents, predictions, None, match).sum(axis=0),
+            match=match,
+        )
+    ]
+    predicted = {lab for labels in predictions for lab in labels}
+    if PHI in predicted and not predicted & set(LABELS):
+        return rows
+    present = predicted | {s.category for d in documents for s in d.spans}
+    for cat in LABELS:
+        if cat in present:
+            tp, fp, fn = _entity_triples(documents, predictions, cat, match).sum(axis=0)
+            rows.append(ScoreRow.from_counts("entity", "all", cat, tp, fp, fn, match=match))
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# Per-document counts for resampling
+# --------------------------------------------------------------------------------------
+
+
+def per_document_counts(
+    documents: Sequence[Document],
+    predictions: Sequence[Sequence[str]],
+    label: str | None = None,
+    subset: str = "all",
+    *,
+    match: str | None = None,
+) -> np.ndarray:
+    """(tp, fp, fn) of each document, shape ``(n_docs, 3)``, for resampling documents.
+
+    ``label`` ``None`` or ``"PHI"`` is the binary row, ``"non-PHI"`` has ``O`` positive,
+    otherwise a category.  With ``match`` (``"strict"``/``"overlap"``) the counts are
+    entity-level (subset ``"all"`` only).  Summing the rows gives the micro-averaged counts.
+    """
+    if match is not None:
+        if subset != "all":
+            raise ValueError("entity-level counts are only defined on the 'all' subset")
+        return _entity_triples(documents, predictions, label, match)
+    gold, pred, owners = _flatten(documents, predictions, subset)
+    return _triples(gold, pred, owners, label, len(documents))
