@@ -1,0 +1,274 @@
+"""``crf``: a Stanford-NER-style linear-chain CRF (Finkel et al. 2005; Tafvizi 2011, §2.2).
+
+Also the CRF machinery the ``mist`` system (:mod:`systems.mist`) reuses: BIO encoding of
+the label set, sequences, and :class:`CrfLearner`, the learner interface of
+:mod:`systems.illinois` over `sklearn-crfsuite`_ (CRFsuite, L-BFGS with elastic-net
+regularization).
+
+Substitutes for the original: Stanford NER's own CRF (L2-regularized, quasi-Newton) is
+replaced by CRFsuite, and its Gibbs-sampling long-distance model (Finkel et al. 2005) is
+not reproduced -- the nearest analogue here is the Illinois two-stage option
+(``two_stage=True``, :mod:`systems.illinois`), which is how the Multi-deidentifier builds
+its Illinois base system.
+
+**Sequences.** Training and tagging run over *sentences* (runs of equal
+:attr:`~corpora.model.Token.sentence`), as Stanford NER tags sentence by sentence.  The
+feature windows already stop at sentence ends, so whole-note sequences would add only
+label transitions across line breaks while making each Viterbi pass and each gradient
+step handle ~300-token chains; ``sequence="document"`` is kept for comparing the two.
+
+**Labels.** Tokens are tagged ``B-CAT``/``I-CAT``/``O`` (a new ``B`` wherever a gold span
+starts, so two adjacent names stay two entities); :meth:`System.predict` strips the prefix
+back to one category per token, as the token interface wants.
+
+.. _sklearn-crfsuite: https://sklearn-crfsuite.readthedocs.io
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from corpora.model import OUTSIDE, Document
+from systems.base import System, register
+from systems.features.base import FeatureClass, TokenFeatures, combine
+from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
+from systems.features.stanford import STANFORD_FEATURES
+from systems.illinois import Rows, TwoStage
+
+if TYPE_CHECKING:
+    from sklearn_crfsuite import CRF
+
+SEQUENCE_MODES = ("sentence", "document")
+
+
+def bio_tags(document: Document) -> list[str]:
+    """Gold BIO tags of ``document.tokens`` (``B-`` where a gold span starts)."""
+    spans = document.spans
+    tags: list[str] = []
+    span_i = 0
+    previous_span = -1
+    for tok in document.tokens:
+        if tok.label == OUTSIDE:
+            tags.append(OUTSIDE)
+            previous_span = -1
+            continue
+        while span_i < len(spans) and spans[span_i].end <= tok.start:
+            span_i += 1
+        current = span_i if span_i < len(spans) and spans[span_i].start < tok.end else -2
+        if tags and tags[-1] != OUTSIDE and tags[-1][2:] == tok.label and current == previous_span:
+            tags.append("I-" + tok.label)
+        else:
+            tags.append("B-" + tok.label)
+        previous_span = current
+    return tags
+
+
+def to_bio(labels: Sequence[str]) -> list[str]:
+    """BIO tags for a plain label sequence (a run of one category is one entity)."""
+    tags: list[str] = []
+    prev = OUTSIDE
+    for lab in labels:
+        if lab == OUTSIDE:
+            tags.append(OUTSIDE)
+        else:
+            tags.append(("I-" if lab == prev else "B-") + lab)
+        prev = lab
+    return tags
+
+
+def from_bio(tags: Sequence[str]) -> list[str]:
+    """Category labels from BIO tags (``B-DATE`` and ``I-DATE`` both become ``DATE``)."""
+    return [t[2:] if t[:2] in ("B-", "I-") else t for t in tags]
+
+
+def sequence_bounds(document: Document, mode: str = "sentence") -> list[tuple[int, int]]:
+    """``(start, end)`` token ranges of the CRF sequences of ``document``."""
+    n = len(document.tokens)
+    if mode == "document":
+        return [(0, n)] if n else []
+    if mode != "sentence":
+        raise ValueError(f"sequence must be one of {SEQUENCE_MODES}, not {mode!r}")
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    toks = document.tokens
+    for i in range(1, n):
+        if toks[i].sentence != toks[i - 1].sentence:
+            bounds.append((start, i))
+            start = i
+    if n:
+        bounds.append((start, n))
+    return bounds
+
+
+class CrfLearner:
+    """A CRFsuite chain over feature rows: the :class:`systems.illinois.Learner` of CRFs.
+
+    ``labels`` passed to :meth:`fit` may be category labels (converted with
+    :func:`to_bio`) or, when ``gold_bio`` is used by the systems, exact BIO tags.
+    """
+
+    def __init__(
+        self,
+        c1: float = 0.1,
+        c2: float = 0.1,
+        max_iterations: int = 100,
+        sequence: str = "sentence",
+        all_possible_transitions: bool = True,
+    ) -> None:
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.sequence = sequence
+        self.all_possible_transitions = all_possible_transitions
+        self.model: CRF | None = None
+
+    def _sequences(
+        self, documents: Sequence[Document], rows: Rows
+    ) -> tuple[list[Sequence[TokenFeatures]], list[list[tuple[int, int]]]]:
+        xs: list[Sequence[TokenFeatures]] = []
+        bounds = []
+        for doc, doc_rows in zip(documents, rows, strict=True):
+            b = sequence_bounds(doc, self.sequence)
+            bounds.append(b)
+            xs.extend(doc_rows[s:e] for s, e in b)
+        return xs, bounds
+
+    def fit(
+        self, documents: Sequence[Document], rows: Rows, labels: Sequence[Sequence[str]]
+    ) -> CrfLearner:
+        from sklearn_crfsuite import CRF
+
+        xs, bounds = self._sequences(documents, rows)
+        ys: list[list[str]] = []
+        for doc_labels, b in zip(labels, bounds, strict=True):
+            tags = list(doc_labels)
+            if not any(t[:2] in ("B-", "I-") for t in tags):
+                tags = to_bio(tags)
+            ys.extend(tags[s:e] for s, e in b)
+        model = CRF(
+            algorithm="lbfgs",
+            c1=self.c1,
+            c2=self.c2,
+            max_iterations=self.max_iterations,
+            all_possible_transitions=self.all_possible_transitions,
+        )
+        model.fit(xs, ys)
+        self.model = model
+        return self
+
+    def predict(self, documents: Sequence[Document], rows: Rows) -> list[list[str]]:
+        if self.model is None:
+            raise RuntimeError("CrfLearner.predict called before fit")
+        tagger = self.model.tagger_
+        out: list[list[str]] = []
+        for doc, doc_rows in zip(documents, rows, strict=True):
+            labels: list[str] = []
+            for s, e in sequence_bounds(doc, self.sequence):
+                labels.extend(tagger.tag(doc_rows[s:e]))
+            out.append(from_bio(labels))
+        return out
+
+
+class CrfSystem(System):
+    """Shared body of the CRF systems: features -> (two-stage) :class:`CrfLearner`.
+
+    Subclasses say which feature classes they use (:meth:`feature_classes`).  Parameters:
+    ``c1``/``c2`` the L1/L2 penalties and ``max_iterations`` the L-BFGS budget of CRFsuite;
+    ``sequence`` ``"sentence"`` or ``"document"``; ``dictionaries`` an extra word-list
+    directory for systems with dictionary features; ``two_stage`` the Illinois second pass
+    with ``inner_folds`` jackknife folds shuffled by ``seed``.
+    """
+
+    requires_training: ClassVar[bool] = True
+    predicts_categories: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        c1: float = 0.1,
+        c2: float = 0.1,
+        max_iterations: int = 100,
+        sequence: str = "sentence",
+        dictionaries: str | None = None,
+        two_stage: bool = False,
+        inner_folds: int = 3,
+        seed: int = 0,
+    ) -> None:
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.sequence = sequence
+        self.dictionaries = dictionaries
+        self.two_stage = two_stage
+        self.inner_folds = inner_folds
+        self.seed = seed
+
+    def feature_classes(self) -> tuple[FeatureClass, ...]:
+        raise NotImplementedError
+
+    def features(self, documents: Sequence[Document]) -> list[list[TokenFeatures]]:
+        """Per-token feature rows of ``documents`` (cached per document and class)."""
+        return combine(self.feature_classes(), documents)
+
+    def _make_learner(self) -> CrfLearner:
+        return CrfLearner(self.c1, self.c2, self.max_iterations, self.sequence)
+
+    def _learner(self) -> Any:
+        if self.sequence not in SEQUENCE_MODES:
+            raise ValueError(f"sequence must be one of {SEQUENCE_MODES}, not {self.sequence!r}")
+        if self.two_stage:
+            return TwoStage(
+                self._make_learner, PredictionContext(), self.inner_folds, seed=self.seed
+            )
+        return self._make_learner()
+
+    def fit(self, documents: Sequence[Document]) -> CrfSystem:
+        documents = list(documents)
+        learner = self._learner()
+        learner.fit(documents, self.features(documents), [bio_tags(d) for d in documents])
+        self.learner_ = learner
+        return self
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        learner = getattr(self, "learner_", None)
+        if learner is None:
+            raise RuntimeError(f"{type(self).__name__}.predict called before fit")
+        documents = list(documents)
+        return learner.predict(documents, self.features(documents))
+
+
+@register
+class StanfordCrf(CrfSystem):
+    """Stanford-NER-style CRF: word, neighbours, character n-grams, POS, word shapes and
+    the ±4 bag of words (Tafvizi 2011, §2.2; :data:`STANFORD_FEATURES`).
+
+    ``feature_set="illinois"`` swaps in the Illinois first-stage features (Tafvizi §2.4);
+    with ``two_stage=True`` that is the harness's LBJNET analogue.
+    """
+
+    name = "crf"
+    description = (
+        "Stanford-NER-style CRF (Finkel et al. 2005; Tafvizi 2011 §2.2), sklearn-crfsuite; "
+        "two_stage=True adds the Illinois second pass"
+    )
+
+    def __init__(
+        self,
+        c1: float = 0.1,
+        c2: float = 0.1,
+        max_iterations: int = 100,
+        sequence: str = "sentence",
+        two_stage: bool = False,
+        inner_folds: int = 3,
+        seed: int = 0,
+        feature_set: str = "stanford",
+    ) -> None:
+        super().__init__(c1, c2, max_iterations, sequence, None, two_stage, inner_folds, seed)
+        self.feature_set = feature_set
+
+    def feature_classes(self) -> tuple[FeatureClass, ...]:
+        if self.feature_set == "stanford":
+            return STANFORD_FEATURES
+        if self.feature_set == "illinois":
+            return ILLINOIS_FEATURES
+        raise ValueError(f"feature_set must be 'stanford' or 'illinois', not {self.feature_set!r}")

@@ -1,0 +1,165 @@
+"""Illinois-style two-stage tagging, generic over the base learner (Ratinov & Roth 2009;
+Tafvizi 2011, §2.4 and §7.2.3).
+
+A first learner labels every token from the ordinary features; a second learner sees the
+same features *plus* the first learner's labels of the neighbouring tokens and of the
+other occurrences of the same word in the note
+(:class:`~systems.features.illinois.PredictionContext`).  Tafvizi expected this to
+"significantly improve recall" (§7.2.3): a name the first pass found once in a note
+becomes evidence wherever the same word appears again.
+
+Train/test mismatch is the trap: first-stage labels of the *training* documents predicted
+by a model trained on those same documents are nearly perfect, so the second learner would
+learn to trust them blindly.  :func:`out_of_fold_labels` therefore produces them by a
+jackknife over the training documents (``inner_folds`` parts, each predicted by a model
+trained on the others), the way stacked generalization does it.
+
+The machinery only needs a *learner*: anything with
+
+    fit(documents, rows, labels) -> learner
+    predict(documents, rows) -> list[list[str]]
+
+where ``rows[d][i]`` is the feature dict of token ``i`` of document ``d`` and labels are the
+category labels (``O``, ``PATIENT``, ...).  :class:`systems.crf.CrfLearner` is one; an SVM
+adopts the option by wrapping its vectorizer + classifier in the same two methods and
+passing a factory to :class:`TwoStage` (see its docstring).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from systems.features.illinois import PredictionContext
+
+if TYPE_CHECKING:
+    from corpora.model import Document
+    from systems.features.base import TokenFeatures
+
+Rows = Sequence[Sequence["TokenFeatures"]]
+
+
+class Learner(Protocol):
+    """A token labeller over precomputed feature rows (one list of dicts per document)."""
+
+    def fit(
+        self, documents: Sequence[Document], rows: Rows, labels: Sequence[Sequence[str]]
+    ) -> Any: ...
+
+    def predict(self, documents: Sequence[Document], rows: Rows) -> list[list[str]]: ...
+
+
+LearnerFactory = Callable[[], Learner]
+
+
+def inner_folds(n_documents: int, n_folds: int, seed: int = 0) -> list[list[int]]:
+    """Document indices split into ``min(n_folds, n_documents)`` shuffled parts."""
+    k = max(1, min(n_folds, n_documents))
+    order = list(range(n_documents))
+    random.Random(seed).shuffle(order)
+    return [sorted(order[f::k]) for f in range(k)]
+
+
+def out_of_fold_labels(
+    make_learner: LearnerFactory,
+    documents: Sequence[Document],
+    rows: Rows,
+    labels: Sequence[Sequence[str]],
+    n_folds: int = 3,
+    seed: int = 0,
+) -> list[list[str]]:
+    """First-stage labels of the training documents, each predicted by a learner that did
+    not see it (jackknife).  With a single document there is nothing to hold out, so that
+    document is labelled in-sample (documented optimism, not an error)."""
+    parts = inner_folds(len(documents), n_folds, seed)
+    if len(parts) < 2:
+        learner = make_learner()
+        learner.fit(documents, rows, labels)
+        return learner.predict(documents, rows)
+    out: list[list[str] | None] = [None] * len(documents)
+    for held in parts:
+        held_set = set(held)
+        train = [i for i in range(len(documents)) if i not in held_set]
+        learner = make_learner()
+        learner.fit(
+            [documents[i] for i in train], [rows[i] for i in train], [labels[i] for i in train]
+        )
+        predicted = learner.predict([documents[i] for i in held], [rows[i] for i in held])
+        for i, p in zip(held, predicted, strict=True):
+            out[i] = p
+    return [p for p in out if p is not None]
+
+
+def augment_rows(
+    documents: Sequence[Document],
+    rows: Rows,
+    first_labels: Sequence[Sequence[str]],
+    context: PredictionContext,
+) -> list[list[TokenFeatures]]:
+    """``rows`` with the second-stage features of ``first_labels`` merged in (new dicts;
+    the cached first-stage rows are never mutated)."""
+    out: list[list[TokenFeatures]] = []
+    for doc, doc_rows, doc_labels in zip(documents, rows, first_labels, strict=True):
+        extra = context.features(doc, doc_labels)
+        out.append([{**r, **e} for r, e in zip(doc_rows, extra, strict=True)])
+    return out
+
+
+class TwoStage:
+    """Two learners chained through :class:`PredictionContext` features; itself a learner.
+
+    ``fit`` trains the first learner on all training documents, produces out-of-fold
+    first-stage labels for them (:func:`out_of_fold_labels`), and trains the second
+    learner on the augmented rows.  ``predict`` labels with the first learner, augments,
+    and labels again with the second.
+
+    For an SVM system::
+
+        class SvmLearner:                       # fit/predict over rows, as above
+            def fit(self, documents, rows, labels): ...
+            def predict(self, documents, rows): ...
+
+        learner = TwoStage(SvmLearner, inner_folds=3) if two_stage else SvmLearner()
+        learner.fit(train_docs, combine(features, train_docs), gold_labels(train_docs))
+        labels = learner.predict(test_docs, combine(features, test_docs))
+    """
+
+    def __init__(
+        self,
+        make_learner: LearnerFactory,
+        context: PredictionContext | None = None,
+        inner_folds: int = 3,
+        seed: int = 0,
+    ) -> None:
+        self.make_learner = make_learner
+        self.context = context if context is not None else PredictionContext()
+        self.inner_folds = inner_folds
+        self.seed = seed
+        self.first: Learner | None = None
+        self.second: Learner | None = None
+
+    def fit(
+        self, documents: Sequence[Document], rows: Rows, labels: Sequence[Sequence[str]]
+    ) -> TwoStage:
+        first = self.make_learner()
+        first.fit(documents, rows, labels)
+        oof = out_of_fold_labels(
+            self.make_learner, documents, rows, labels, self.inner_folds, self.seed
+        )
+        second = self.make_learner()
+        second.fit(documents, augment_rows(documents, rows, oof, self.context), labels)
+        self.first, self.second = first, second
+        return self
+
+    def first_stage(self, documents: Sequence[Document], rows: Rows) -> list[list[str]]:
+        """The first learner's labels (for ablations: "what did stage two add?")."""
+        if self.first is None:
+            raise RuntimeError("TwoStage.predict called before fit")
+        return self.first.predict(documents, rows)
+
+    def predict(self, documents: Sequence[Document], rows: Rows) -> list[list[str]]:
+        if self.second is None:
+            raise RuntimeError("TwoStage.predict called before fit")
+        first = self.first_stage(documents, rows)
+        return self.second.predict(documents, augment_rows(documents, rows, first, self.context))

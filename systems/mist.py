@@ -1,0 +1,61 @@
+"""``mist``: a MITRE-MIST-style CRF de-identifier (Aberdeen et al. 2010; Tafvizi 2011, §2.3).
+
+MIST is a CRF (the Carafe toolkit) whose features are, in Tafvizi's account, regular
+expressions (her Table 2.1) and dictionary membership -- the features of
+:func:`systems.features.mist.mist_features`.  The CRF machinery is the one of
+:mod:`systems.crf` (CRFsuite via sklearn-crfsuite, sentence sequences, BIO tags).
+
+Tafvizi's list leaves out the token's own identity, but Carafe's default feature set
+(Aberdeen et al. 2010) includes the word and its neighbours; without them a CRF cannot learn
+that "Smith" is a name unless a dictionary says so.  ``lexical=True`` (the default) adds
+the shared :class:`~systems.features.common.WordWindow` at -1, 0, +1; ``lexical=False`` is
+Tafvizi's literal description.
+
+Substitutes: MIST's own lexicons are not distributed; the dictionary features use the
+harness's system dictionaries plus the ``dictionaries`` directory (e.g. the deid-1.1 lists).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from systems.base import register
+from systems.crf import CrfSystem
+from systems.features.base import FeatureClass
+from systems.features.common import WordWindow
+from systems.features.mist import mist_features
+
+
+@register
+class MistCrf(CrfSystem):
+    """CRF over Table 2.1 regular expressions, dictionary membership and (optionally) the
+    words at -1, 0, +1."""
+
+    name: ClassVar[str] = "mist"
+    description: ClassVar[str] = (
+        "MITRE-MIST-style CRF: Table 2.1 regexes + dictionary features "
+        "(Aberdeen et al. 2010; Tafvizi 2011 §2.3), sklearn-crfsuite"
+    )
+
+    def __init__(
+        self,
+        c1: float = 0.1,
+        c2: float = 0.1,
+        max_iterations: int = 100,
+        sequence: str = "sentence",
+        dictionaries: str | None = None,
+        two_stage: bool = False,
+        inner_folds: int = 3,
+        seed: int = 0,
+        lexical: bool = True,
+    ) -> None:
+        super().__init__(
+            c1, c2, max_iterations, sequence, dictionaries, two_stage, inner_folds, seed
+        )
+        self.lexical = lexical
+
+    def feature_classes(self) -> tuple[FeatureClass, ...]:
+        features = mist_features(self.dictionaries)
+        if self.lexical:
+            features = (WordWindow(offsets=(-1, 0, 1)), *features)
+        return features
