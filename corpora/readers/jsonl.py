@@ -1,0 +1,157 @@
+"""The harness's native corpus format: JSON lines (``jsonl:FILE``), reader and writer.
+
+Why a native format: any corpus the harness can hold -- a converted i2b2 file, a generated
+corpus, a variant with its ``ambiguous``/``not_in_dictionary`` marks (Sibanda & Uzuner
+2006, §6.2-6.3) -- can be saved and reloaded exactly, and other tools can produce it with a
+few lines of code.  One JSON object per line, UTF-8::
+
+    {"id": "n1", "text": "Seen by Dr. Smith.",
+     "spans": [{"start": 12, "end": 17, "category": "DOCTOR"}],
+     "marks": [{"start": 12, "end": 17, "flag": "ambiguous"}],
+     "metadata": {"source": "demo"}}
+
+``id`` and ``text`` are required; ``spans``, ``marks`` and ``metadata`` default to empty.
+Categories are the harness labels themselves (no mapping).  Offsets are Python string
+indices (code points) into ``text``.  Blank lines are ignored; unknown keys are an error
+(they are usually a misspelt key, which would otherwise silently drop annotations).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from bench.cache import atomic_write_text
+from corpora.load import ReadResult, reader
+from corpora.model import Corpus, CorpusError, Document, Mark, Span
+from corpora.readers._common import Leniency, build_document, check_unique, decode, read_bytes
+
+_KEYS = frozenset({"id", "text", "spans", "marks", "metadata"})
+
+
+def document_to_json(doc: Document) -> dict[str, Any]:
+    """The JSON object of one document (the inverse of the reader)."""
+    return {
+        "id": doc.id,
+        "text": doc.text,
+        "spans": [{"start": s.start, "end": s.end, "category": s.category} for s in doc.spans],
+        "marks": [{"start": m.start, "end": m.end, "flag": m.flag} for m in doc.marks],
+        "metadata": dict(doc.metadata),
+    }
+
+
+def write_jsonl(
+    corpus_or_documents: Corpus | Iterable[Document], path: str | os.PathLike[str]
+) -> int:
+    """Write documents as JSON lines, atomically; return the number written.
+
+    Every document is validated first, so the writer never produces a file the reader
+    would reject.  Metadata must be JSON-serialisable (and, for an exact round trip,
+    made of JSON types: dicts, lists, strings, numbers, booleans, None).
+    """
+    documents = list(corpus_or_documents)
+    lines: list[str] = []
+    seen: set[str] = set()
+    target = str(path)
+    for doc in documents:
+        doc.validate(file=target)
+        check_unique(doc, seen, file=target)
+        try:
+            lines.append(json.dumps(document_to_json(doc), ensure_ascii=False))
+        except (TypeError, ValueError) as exc:
+            raise CorpusError(
+                f"metadata is not JSON-serialisable: {exc}", file=target, record=doc.id
+            ) from exc
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    return len(lines)
+
+
+def _require(value: Any, kind: type | tuple[type, ...], what: str, where: dict[str, Any]) -> Any:
+    # bool is an int in Python; offsets must be real integers.
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise CorpusError(f"{what} must be {_type_name(kind)}", **where)
+    return value
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    names = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
+    return names.get(kind, str(kind)) if isinstance(kind, type) else "valid"
+
+
+def _items(obj: dict[str, Any], key: str, fields: tuple[str, str, str], where: dict[str, Any]):
+    """(start, end, label, index) for every entry of ``obj[key]``, type-checked."""
+    entries = _require(obj.get(key, []), list, f"{key!r}", where)
+    for i, entry in enumerate(entries):
+        what = f"{key}[{i}]"
+        _require(entry, dict, what, where)
+        unknown = set(entry) - set(fields)
+        if unknown:
+            raise CorpusError(f"{what} has unknown keys {sorted(unknown)}", **where)
+        start = _require(entry.get(fields[0]), int, f"{what}.{fields[0]}", where)
+        end = _require(entry.get(fields[1]), int, f"{what}.{fields[1]}", where)
+        label = _require(entry.get(fields[2]), str, f"{what}.{fields[2]}", where)
+        yield start, end, label
+
+
+def _document(obj: Any, file: str, number: int) -> Document:
+    where: dict[str, Any] = {"file": file, "record": f"line {number}"}
+    _require(obj, dict, f"line {number}", where)
+    doc_id = _require(obj.get("id"), str, "'id'", where)
+    if not doc_id:
+        raise CorpusError("'id' must not be empty", **where)
+    where["record"] = doc_id
+    unknown = set(obj) - _KEYS
+    if unknown:
+        raise CorpusError(f"unknown keys {sorted(unknown)}", **where)
+    text = _require(obj.get("text"), str, "'text'", where)
+    metadata = _require(obj.get("metadata", {}), dict, "'metadata'", where)
+    spans = [Span(s, e, c) for s, e, c in _items(obj, "spans", ("start", "end", "category"), where)]
+    marks = [Mark(s, e, f) for s, e, f in _items(obj, "marks", ("start", "end", "flag"), where)]
+    if len(set(spans)) != len(spans):
+        duplicate = next(s for s in spans if spans.count(s) > 1)
+        raise CorpusError(
+            f"span {duplicate.start}-{duplicate.end} listed twice",
+            file=file,
+            record=doc_id,
+            offset=duplicate.start,
+        )
+    return build_document(
+        doc_id, text, spans, file=file, metadata=metadata, marks=marks, normalise=False
+    )
+
+
+@reader("jsonl")
+def read(path: str, *, lenient: bool = False) -> ReadResult:
+    """Read a JSON-lines corpus written by :func:`write_jsonl` (or by hand)."""
+    file = str(Path(path))
+    data = read_bytes(path)
+    collector = Leniency(lenient)
+    documents: list[Document] = []
+    seen: set[str] = set()
+    line_start = 0
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        offset, line_start = line_start, line_start + len(raw) + 1
+        if not raw.strip():
+            continue
+        try:
+            line = decode(raw, file=file, record=f"line {number}", base=offset)
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                position = len(data[:offset].decode("utf-8", "replace")) + exc.pos
+                raise CorpusError(
+                    f"line {number}: invalid JSON ({exc.msg}) at character offset {position}",
+                    file=file,
+                    record=f"line {number}",
+                    offset=position,
+                ) from exc
+            doc = _document(obj, file, number)
+            check_unique(doc, seen, file=file)
+        except CorpusError as error:
+            collector.fail(error)
+            continue
+        documents.append(doc)
+    return collector.result(documents)
