@@ -354,7 +354,7 @@ def token_scores(
         labels += [c for c in LABELS if c in present]
     rows = []
     for label in labels:
-        tp, fp, fn = _triples(gold, pred, owners, label, 1).sum(axis=0)
+        tp, fp, fn = _triples(gold, pred, np.zeros_like(owners), label, 1)[0]
         rows.append(ScoreRow.from_counts("token", subset, label, tp, fp, fn))
     return rows
 
@@ -371,16 +371,18 @@ def token_correctness(
 
     ``binary`` compares PHI vs non-PHI, otherwise exact labels.  For the
     prediction-dependent subsets pass the other system's predictions as ``other`` so both
-    systems are judged on the same tokens (the union of their two masks).
+    systems are judged on the same tokens (the union of their two masks); a token outside
+    a system's own mask counts as right for it, so its errors are exactly those
+    :func:`token_scores` counts.
     """
     _check_subset(subset)
     out = []
     for i, doc in enumerate(documents):
-        g, p, m = _view(doc, predictions[i], subset)
-        if other is not None:
-            m = m | _view(doc, other[i], subset)[2]
-        g, p = g[m], p[m]
-        out.append((g != OUTSIDE) == (p != OUTSIDE) if binary else g == p)
+        g, p, own = _view(doc, predictions[i], subset)
+        m = own | _view(doc, other[i], subset)[2] if other is not None else own
+        right = (g != OUTSIDE) == (p != OUTSIDE) if binary else g == p
+        # a token only the other system's mask keeps is no error of this one
+        out.append((right | ~own)[m])
     return np.concatenate(out) if out else np.array([], dtype=bool)
 
 
