@@ -50,9 +50,10 @@ Deviations, stated so results are read correctly:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -212,22 +213,26 @@ class _Indexer:
     def __init__(self) -> None:
         self.columns: dict[str, int] = {}
 
-    def matrix(self, rows: Sequence[Sequence[str]], grow: bool) -> sparse.csr_matrix:
+    def matrix(self, rows: Sequence[Iterable[str]], grow: bool) -> sparse.csr_matrix:
         cols = self.columns
-        indices: list[int] = []
-        indptr = [0]
-        for row in rows:
-            for f in row:
-                c = cols.get(f)
-                if c is None and grow:
-                    c = cols[f] = len(cols)
-                if c is not None:
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        if grow:
+            indices: list[int] = []
+            for r, row in enumerate(rows):
+                for f in row:
+                    c = cols.get(f)
+                    if c is None:
+                        c = cols[f] = len(cols)
                     indices.append(c)
-            indptr.append(len(indices))
+                indptr[r + 1] = len(indices)
+        else:
+            get = cols.get
+            per_row = [[c for c in map(get, row) if c is not None] for row in rows]
+            np.cumsum([len(r) for r in per_row], out=indptr[1:])
+            indices = list(itertools.chain.from_iterable(per_row))
         data = np.ones(len(indices), dtype=np.float64)
         return sparse.csr_matrix(
-            (data, np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-            shape=(len(rows), len(cols)),
+            (data, np.asarray(indices, dtype=np.int64), indptr), shape=(len(rows), len(cols))
         )
 
 
@@ -316,6 +321,11 @@ def _pmi(type_sets: Sequence[Sequence[int]], n_types: int, smoothing: float = 1.
     return np.log(p_cond / p_marg[None, :])
 
 
+@functools.lru_cache(maxsize=16)
+def _assignments(m: int, n_types: int) -> np.ndarray:
+    return np.asarray(list(itertools.product(range(n_types), repeat=m)), dtype=np.int64)
+
+
 def sentence_inference(beliefs: np.ndarray, compat: np.ndarray, weight: float) -> np.ndarray:
     """Jointly chosen types for one sentence's entities.
 
@@ -329,15 +339,12 @@ def sentence_inference(beliefs: np.ndarray, compat: np.ndarray, weight: float) -
         return local.argmax(1)
     scale = weight / (m - 1)
 
-    def score(assign: Sequence[int]) -> float:
-        s = float(local[np.arange(m), assign].sum())
-        a = np.asarray(assign)
-        pair = compat[a[:, None], a[None, :]]
-        return s + scale * float(pair.sum() - np.trace(pair))
-
     if m <= MAX_EXHAUSTIVE:
-        best = max(itertools.product(range(T), repeat=m), key=score)
-        return np.asarray(best)
+        grid = _assignments(m, T)  # (T**m, m): every joint assignment
+        scores = local[np.arange(m), grid].sum(1)
+        for i, j in itertools.permutations(range(m), 2):
+            scores = scores + scale * compat[grid[:, i], grid[:, j]]
+        return grid[int(scores.argmax())].copy()
     assign = local.argmax(1)
     for _ in range(5):  # iterated conditional modes
         changed = False
@@ -400,9 +407,8 @@ class SnowNER(System):
             seed=self.seed + seed_offset,
         )
 
-    def _token_rows(self, documents: Sequence[Document]) -> list[list[list[str]]]:
-        feats = combine(token_features(self.use_pos, self.dictionaries), documents)
-        return [[list(row) for row in doc] for doc in feats]
+    def _token_rows(self, documents: Sequence[Document]) -> list[list[TokenFeatures]]:
+        return combine(token_features(self.use_pos, self.dictionaries), documents)
 
     def _dict_hits(self, document: Document) -> list[set[str]]:
         """Dictionary groups of each token, read from the (cached) token features."""
