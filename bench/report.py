@@ -1,0 +1,465 @@
+"""report.md and its plots: what a reviewer reads without running anything (issue 6, item 4).
+
+The layout follows Sibanda & Uzuner (2006): per corpus, one table of systems x {PHI,
+non-PHI} x {precision, recall, F-measure} with the best value of each column in bold
+(their footnote 7), a separate table on people, locations and organizations only for the
+SNoW comparison (their Tables 3, 5, 8, 12), the ambiguous-token and not-in-dictionary views
+(Tables 9 and 13), per-category F-measures (as in Tafvizi 2011, appendix A), and the
+corpus's distribution of PHI words (Table 1).
+
+Significance marks: the paper says a 1 % difference is significant at alpha = 0.05 without
+naming its test (footnote 8).  We mark a system's F-measure with ``*`` when approximate
+randomization over documents (:mod:`bench.significance`) finds it different from the best
+system's at ``alpha``; every test (z, McNemar, randomization) is in significance.csv.
+
+The papers' published figures are printed beside ours, labelled as measured on different
+data (:mod:`bench.paper_figures`).  No document text ever enters the report: only counts,
+scores and names of systems and corpora.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bench import cache, paper_figures
+from corpora.model import LABELS, OUTSIDE
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bench.runner import RunResult
+
+PLO = "people_locations_organizations"
+#: The test whose p-value decides the ``*`` mark.
+MARK_TEST = "approximate_randomization_f1"
+
+
+def _pct(x: Any) -> str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
+
+
+def _md_table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=list(headers), tablefmt="github", disable_numparse=True)
+
+
+def _bold_best(values: list[float | None]) -> list[str]:
+    """Format percentages and bold the best (ties all bold)."""
+    present = [v for v in values if v is not None and not math.isnan(v)]
+    best = max(present) if present else None
+    out = []
+    for v in values:
+        s = _pct(v)
+        if s and best is not None and round(100 * v, 1) == round(100 * best, 1):
+            s = f"**{s}**"
+        out.append(s)
+    return out
+
+
+def _row(df: pd.DataFrame, **where: Any) -> Any:
+    sel = df
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    return None if sel.empty else sel.iloc[0]
+
+
+def _significant_vs(
+    sig: pd.DataFrame, corpus: str, subset: str, best: str, other: str, alpha: float
+) -> bool | None:
+    if sig is None or sig.empty:
+        return None
+    sel = sig[
+        (sig.corpus == corpus)
+        & (sig.test == MARK_TEST)
+        & (sig.subset == subset)
+        & (
+            ((sig.system_a == best) & (sig.system_b == other))
+            | ((sig.system_a == other) & (sig.system_b == best))
+        )
+    ]
+    if sel.empty:
+        return None
+    return bool(sel.iloc[0].p_value < alpha)
+
+
+def headline_table(
+    df: pd.DataFrame,
+    sig: pd.DataFrame,
+    corpus: str,
+    systems: Sequence[str],
+    subset: str,
+    alpha: float,
+) -> str | None:
+    """Systems x {PHI, non-PHI} x {P, R, F}: bold best, ``*`` significantly below the best F."""
+    tok = df[(df.corpus == corpus) & (df.level == "token") & (df.subset == subset)]
+    present = [s for s in systems if not tok[tok.system == s].empty]
+    if not present:
+        return None
+    lines: list[list[str]] = []
+    for label in ("PHI", "non-PHI"):
+        rows = [_row(tok, system=s, label=label) for s in present]
+        cols = {
+            m: _bold_best([None if r is None else float(r[m]) for r in rows])
+            for m in ("precision", "recall", "f1")
+        }
+        f1s = {
+            s: (float(r.f1) if r is not None else -1.0) for s, r in zip(present, rows, strict=True)
+        }
+        best = max(f1s, key=lambda s: f1s[s])
+        for i, s in enumerate(present):
+            f = cols["f1"][i]
+            if (
+                label == "PHI"
+                and s != best
+                and _significant_vs(sig, corpus, subset, best, s, alpha)
+            ):
+                f += " *"
+            r = rows[i]
+            ci = ""
+            if r is not None and not math.isnan(float(r.f1_ci_low)):
+                ci = f"{_pct(r.f1_ci_low)}–{_pct(r.f1_ci_high)}"
+            lines.append([s, label, cols["precision"][i], cols["recall"][i], f, ci])
+    return _md_table(lines, ["System", "Class", "P", "R", "F", "95% CI of F"])
+
+
+def published_table(corpus: str, subset: str) -> str | None:
+    rows = paper_figures.published_for(corpus, subset)
+    if not rows:
+        return None
+    lines = [
+        [
+            p.paper_system,
+            p.our_system,
+            p.label,
+            "" if p.precision is None else f"{p.precision:.1f}",
+            "" if p.recall is None else f"{p.recall:.1f}",
+            "" if p.f1 is None else f"{p.f1:.1f}",
+            f"{p.source}, {p.table}",
+        ]
+        for p in rows
+    ]
+    return _md_table(lines, ["Published system", "ours", "Class", "P", "R", "F", "Source"])
+
+
+def category_table(df: pd.DataFrame, corpus: str, systems: Sequence[str]) -> str | None:
+    """Token F-measure per category (systems that predict categories only)."""
+    tok = df[(df.corpus == corpus) & (df.level == "token") & (df.subset == "all")]
+    cats = [c for c in LABELS if not tok[tok.label == c].empty]
+    present = [s for s in systems if not tok[(tok.system == s) & tok.label.isin(cats)].empty]
+    if not cats or not present:
+        return None
+    columns = {}
+    for c in cats:
+        vals = []
+        for s in present:
+            r = _row(tok, system=s, label=c)
+            vals.append(None if r is None else float(r.f1))
+        columns[c] = _bold_best(vals)
+    lines = [[s, *(columns[c][i] for c in cats)] for i, s in enumerate(present)]
+    return _md_table(lines, ["System", *cats])
+
+
+def subset_table(
+    df: pd.DataFrame, corpus: str, systems: Sequence[str], subset: str, measure: str
+) -> str | None:
+    """One measure of binary PHI on a special subset (ambiguous / not in dictionary)."""
+    tok = df[(df.corpus == corpus) & (df.level == "token") & (df.subset == subset)]
+    tok = tok[tok.label == "PHI"]
+    tok = tok[(tok.tp + tok.fp + tok.fn) > 0]
+    present = [s for s in systems if not tok[tok.system == s].empty]
+    if not present:
+        return None
+    rows = [_row(tok, system=s) for s in present]
+    if measure == "recall":
+        vals = _bold_best([float(r.recall) for r in rows])
+        return _md_table(
+            [[s, v, int(r.tp + r.fn)] for s, v, r in zip(present, vals, rows, strict=True)],
+            ["System", "PHI found (recall)", "PHI tokens"],
+        )
+    cols = {m: _bold_best([float(r[m]) for r in rows]) for m in ("precision", "recall", "f1")}
+    return _md_table(
+        [
+            [s, cols["precision"][i], cols["recall"][i], cols["f1"][i]]
+            for i, s in enumerate(present)
+        ],
+        ["System", "P", "R", "F"],
+    )
+
+
+def entity_table(df: pd.DataFrame, corpus: str, systems: Sequence[str]) -> str | None:
+    ent = df[(df.corpus == corpus) & (df.level == "entity") & (df.label == "PHI")]
+    present = [s for s in systems if not ent[ent.system == s].empty]
+    if not present:
+        return None
+    lines = []
+    for s in present:
+        row = [s]
+        for match in ("strict", "overlap"):
+            r = _row(ent, system=s, match=match)
+            row += [_pct(r.precision), _pct(r.recall), _pct(r.f1)] if r is not None else [""] * 3
+        lines.append(row)
+    return _md_table(
+        lines, ["System", "strict P", "strict R", "strict F", "overlap P", "overlap R", "overlap F"]
+    )
+
+
+def distribution_rows(corpus: Any) -> dict[str, int]:
+    """Words (tokens) per gold class, the counting unit of the paper's Table 1."""
+    counts = {"non-PHI": 0, **{c: 0 for c in LABELS}}
+    for doc in corpus.documents:
+        for tok in doc.tokens:
+            counts["non-PHI" if tok.label == OUTSIDE else tok.label] += 1
+    return counts
+
+
+def distribution_table(corpora: Mapping[str, Any]) -> str:
+    """Table 1 view: words per class for each corpus, with the paper's counts beside."""
+    dists = {name: distribution_rows(c) for name, c in corpora.items()}
+    classes = [k for k in ("non-PHI", *LABELS) if any(d[k] for d in dists.values())]
+    headers = ["Class", *dists]
+    published = [n for n in dists if n in paper_figures.SU06_TABLE1]
+    headers += [f"{n} (SU06, published)" for n in published]
+    lines = []
+    for k in classes:
+        line = [k, *(str(d[k]) for d in dists.values())]
+        line += [str(paper_figures.SU06_TABLE1[n].get(k, "")) for n in published]
+        lines.append(line)
+    total = ["Total", *(str(sum(d.values())) for d in dists.values())]
+    total += [str(sum(paper_figures.SU06_TABLE1[n].values())) for n in published]
+    lines.append(total)
+    return _md_table(lines, headers)
+
+
+def timing_table(info: Mapping[str, Any]) -> str:
+    agg: dict[tuple[str, str], list[float]] = {}
+    for cell in info["cells"]:
+        a = agg.setdefault((cell["system"], cell["corpus"]), [0.0, 0, 0, 0])
+        a[0] += cell["seconds"]
+        a[1] += cell["tokens"] if not cell["cached"] else 0
+        a[2] += 1
+        a[3] += 1 if cell["cached"] else 0
+    lines = []
+    for (system, corpus), (secs, toks, n, cached) in sorted(agg.items()):
+        rate = f"{toks / secs:,.0f}" if secs > 0 and toks else ""
+        lines.append([system, corpus, str(n), str(cached), f"{secs:.1f}", rate])
+    return _md_table(lines, ["System", "Corpus", "Cells", "From cache", "Seconds", "Tokens/s"])
+
+
+def render_report(
+    result: RunResult, info: Mapping[str, Any], plots: Mapping[str, str] | None = None
+) -> str:
+    """The whole report.md (Markdown; no PHI)."""
+    from bench.metrics import SUBSETS
+
+    df, sig = result.results, result.significance
+    alpha = result.config.alpha
+    systems = list(result.systems)
+    plots = plots or {}
+    out: list[str] = ["# deid-bench report", ""]
+    out += [
+        "## How this was produced",
+        "",
+        f"- Command: `{' '.join(info['command'])}`",
+        f"- Date (UTC): {info['started']}; wall time {info['wall_seconds']:.0f} s",
+        f"- Seed: {info['seed']}; protocol: {info['protocol']}"
+        + (f" ({info['folds']} folds by document)" if info["protocol"] in ("cv", "auto") else ""),
+        f"- Backend: {info['backend']} with {info['jobs']} job(s)",
+        "- Packages: "
+        + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v is not None),
+        f"- Python {info['python']} on {info['platform']}",
+        "",
+        "Scores are token-level unless marked otherwise, pooled over the test folds (every "
+        "document is tested once). **Bold**: best in the column. `*`: F-measure differs "
+        f"from the best system's at α = {alpha} (approximate randomization over documents; "
+        "z-tests and McNemar in `significance.csv`). CI: percentile bootstrap over documents. "
+        "Published rows are the papers' own figures on *their* data (i2b2 / Partners "
+        "discharge summaries), printed for orientation only: they are not comparable "
+        "measurements.",
+        "",
+    ]
+    skipped = {k: v for k, v in result.skipped.items() if v}
+    if skipped:
+        out += [
+            "Records skipped by `--lenient`: " + ", ".join(f"{k}: {v}" for k, v in skipped.items()),
+            "",
+        ]
+    if result.failures:
+        out += ["## Failures", ""]
+        out.append(
+            _md_table(
+                [[f["system"], f["corpus"], str(f["fold"]), f["error"]] for f in result.failures],
+                ["System", "Corpus", "Fold", "Error"],
+            )
+        )
+        out.append("")
+    out += ["## Systems", ""]
+    out.append(
+        _md_table(
+            [
+                [
+                    n,
+                    s["description"],
+                    "yes" if s["requires_training"] else "no",
+                    s["headline_subset"],
+                ]
+                for n, s in result.systems.items()
+            ],
+            ["System", "What it is", "Trained", "Scored on"],
+        )
+    )
+    out.append("")
+    if "f1_ci" in plots:
+        out += [f"![PHI F-measure with 95% confidence intervals]({plots['f1_ci']})", ""]
+
+    all_systems = [s for s in systems if result.systems[s]["headline_subset"] == "all"]
+    for corpus in result.splits:
+        out += [f"## Corpus `{corpus}`", ""]
+        table = headline_table(df, sig, corpus, all_systems, "all", alpha)
+        if table:
+            out += ["### PHI and non-PHI (all categories)", "", table, ""]
+        pub = published_table(corpus, "all")
+        if pub:
+            out += ["Published figures (different data):", "", pub, ""]
+        if any(result.systems[s]["headline_subset"] == PLO for s in systems):
+            table = headline_table(df, sig, corpus, systems, PLO, alpha)
+            if table:
+                out += [
+                    "### People, locations and organizations only (the SNoW comparison)",
+                    "",
+                    table,
+                    "",
+                ]
+                pub = published_table(corpus, PLO)
+                if pub:
+                    out += ["Published figures (different data):", "", pub, ""]
+        table = subset_table(df, corpus, systems, "ambiguous", "prf")
+        if table:
+            out += [
+                "### Ambiguous tokens only",
+                "",
+                f"{SUBSETS['ambiguous'].capitalize()}.",
+                "",
+                table,
+                "",
+            ]
+            pub = published_table(corpus, "ambiguous")
+            if pub:
+                out += ["Published figures (different data):", "", pub, ""]
+        table = subset_table(df, corpus, systems, "not_in_dictionary", "recall")
+        if table:
+            published = ", ".join(f"{k} {v:.1f}" for k, v in paper_figures.SU06_TABLE13.items())
+            out += [
+                "### PHI not found in dictionaries",
+                "",
+                table,
+                "",
+                f"Published (Sibanda & Uzuner 2006, Table 13, different data): {published}.",
+                "",
+            ]
+        table = category_table(df, corpus, systems)
+        if table:
+            out += ["### F-measure per category", "", table, ""]
+        table = entity_table(df, corpus, systems)
+        if table:
+            out += ["### Entity level (binary PHI)", "", table, ""]
+
+    if result.learning_curve is not None:
+        out += ["## Learning curve", ""]
+        if "learning_curve" in plots:
+            out += [f"![Learning curve]({plots['learning_curve']})", ""]
+        out += [learning_curve_table(result.learning_curve), ""]
+
+    out += ["## Corpora: words per class", "", distribution_table(result.corpora), ""]
+    out += ["## Time", "", timing_table(info), ""]
+    return "\n".join(out) + "\n"
+
+
+def learning_curve_table(lc: pd.DataFrame) -> str:
+    sel = lc[(lc.level == "token") & (lc.subset == "all") & (lc.label == "PHI")]
+    fractions = sorted(sel.train_fraction.unique())
+    lines = []
+    for (corpus, system), g in sel.groupby(["corpus", "system"], sort=True):
+        by = {float(r.train_fraction): r for r in g.itertuples()}
+        lines.append([corpus, system, *(_pct(by[f].f1) if f in by else "" for f in fractions)])
+    return _md_table(lines, ["Corpus", "System", *(f"{100 * f:g} %" for f in fractions)])
+
+
+# --------------------------------------------------------------------------- plots
+
+
+def _save(fig: Any, path: Path) -> None:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    cache.atomic_write_bytes(path, buf.getvalue())
+
+
+def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
+    """f1_ci.png (every run) and learning_curve.png (when one was run)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths: dict[str, Path] = {}
+    df = result.results
+    rows = []
+    for system, info in result.systems.items():
+        sel = df[
+            (df.system == system)
+            & (df.level == "token")
+            & (df.subset == info["headline_subset"])
+            & (df.label == "PHI")
+        ]
+        rows.extend(sel.itertuples())
+    if rows:
+        corpora = list(result.splits)
+        systems = list(result.systems)
+        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(systems) * len(corpora) / 2), 4))
+        width = 0.8 / max(1, len(systems))
+        for j, system in enumerate(systems):
+            xs, ys, lo, hi = [], [], [], []
+            for i, corpus in enumerate(corpora):
+                r = next((r for r in rows if r.system == system and r.corpus == corpus), None)
+                if r is None:
+                    continue
+                xs.append(i + (j - (len(systems) - 1) / 2) * width)
+                ys.append(r.f1)
+                low = r.f1 - r.f1_ci_low if not math.isnan(r.f1_ci_low) else 0.0
+                high = r.f1_ci_high - r.f1 if not math.isnan(r.f1_ci_high) else 0.0
+                lo.append(max(low, 0.0))
+                hi.append(max(high, 0.0))
+            if xs:
+                ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=system)
+        ax.set_xticks(range(len(corpora)), corpora, rotation=15)
+        ax.set_ylabel("PHI F-measure (token)")
+        ax.set_title("PHI F-measure with 95% bootstrap CI")
+        ax.legend(fontsize="small", ncol=2)
+        ax.grid(axis="y", alpha=0.3)
+        paths["f1_ci"] = out / "f1_ci.png"
+        _save(fig, paths["f1_ci"])
+        plt.close(fig)
+    lc = result.learning_curve
+    if lc is not None and not lc.empty:
+        sel = lc[(lc.level == "token") & (lc.subset == "all") & (lc.label == "PHI")]
+        corpora = sorted(sel.corpus.unique())
+        fig, axes = plt.subplots(1, len(corpora), figsize=(5 * len(corpora), 4), squeeze=False)
+        for ax, corpus in zip(axes[0], corpora, strict=True):
+            for system, g in sel[sel.corpus == corpus].groupby("system"):
+                g = g.sort_values("train_fraction")
+                ax.plot(100 * g.train_fraction, g.precision, "o-", label=f"{system} P")
+                ax.plot(100 * g.train_fraction, g.recall, "s--", label=f"{system} R")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("training set (%)")
+            ax.set_ylabel("PHI precision / recall")
+            ax.set_title(corpus)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize="small")
+        paths["learning_curve"] = out / "learning_curve.png"
+        _save(fig, paths["learning_curve"])
+        plt.close(fig)
+    return paths
