@@ -27,6 +27,7 @@ paper's tables (Sibanda & Uzuner 2006, §6).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -227,21 +228,25 @@ def load_corpora(
     return corpora, skipped
 
 
-def warm_nlp_cache(documents: Sequence[Document], show_progress: bool) -> None:
-    """POS-tag every document once, to the on-disk cache when corpora.nlp offers one.
+def warm_nlp_cache(corpora: Sequence[Corpus], show_progress: bool) -> str | None:
+    """POS-tag and lemmatize each corpus once, into the on-disk cache (corpora.nlp).
 
-    Worker processes do not share this process's memory, so a disk cache of POS tags keeps
-    ``--jobs N`` from tagging every corpus N times.
+    Worker processes do not share this process's memory; :func:`run_task` loads the same
+    per-corpus entries from disk, so ``--jobs N`` does not tag every corpus N times.
+    Returns the error message when the NLTK resources are missing (the systems that need
+    them then fail with that error, and the CLI turns it into one line and exit code 2).
     """
     from corpora import nlp
 
     warm = getattr(nlp, "warm_cache", None)
     if warm is None:
-        return
-    step = 25
-    chunks = [documents[i : i + step] for i in range(0, len(documents), step)]
-    for chunk in progress(chunks, desc="POS tagging", enabled=show_progress):
-        warm(chunk)
+        return None
+    for corpus in progress(list(corpora), desc="POS tagging", enabled=show_progress):
+        try:
+            warm(corpus.documents)
+        except nlp.MissingResourceError as exc:
+            return str(exc)
+    return None
 
 
 # --------------------------------------------------------------------------- cells
@@ -341,9 +346,9 @@ def _run_cells(
     cells: Sequence[tuple[Split, str]],
 ) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
+    warmed = not getattr(system_cls, "requires_training", True)
     for split, key in cells:
         test = [test_docs[i] for i in split.test]
-        n_tokens = sum(len(d.tokens) for d in test)
         base = dict(
             system=system_cls.name,
             corpus=split.test_corpus,
@@ -351,12 +356,16 @@ def _run_cells(
             protocol=split.protocol,
             fold=split.fold,
             fraction=split.fraction,
-            n_tokens=n_tokens,
+            n_tokens=sum(len(d.tokens) for d in test),
         )
         hit = cache.load("predictions", key)
         if hit is not cache.MISSING and _well_formed(hit, test):
             outcomes.append(CellOutcome(predictions=hit, seconds=0.0, cached=True, **base))
             continue
+        if not warmed:  # POS tags from the disk cache, once per task, only when needed
+            _warm_quietly(train_docs)
+            _warm_quietly(test_docs)
+            warmed = True
         start = time.perf_counter()
         try:
             system = system_cls(**params)
@@ -376,6 +385,16 @@ def _run_cells(
         cache.store("predictions", key, predictions)
         outcomes.append(CellOutcome(predictions=predictions, seconds=seconds, **base))
     return outcomes
+
+
+def _warm_quietly(documents: Sequence[Document]) -> None:
+    """Load a corpus's POS tags from the disk cache in a worker (errors surface later)."""
+    from corpora import nlp
+
+    warm = getattr(nlp, "warm_cache", None)
+    if warm is not None:
+        with contextlib.suppress(Exception):  # the system itself will report the problem
+            warm(documents)
 
 
 def _well_formed(value: Any, test: Sequence[Document]) -> bool:
@@ -437,12 +456,6 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         name: {**cls(**dict(config.system_params.get(name, {}))).get_params()}
         for name, cls in systems.items()
     }
-    if any(cls.requires_training for cls in systems.values()) and (
-        config.jobs != 1 or config.backend not in (None, "sequential")
-    ):
-        docs = list({d.fingerprint: d for c in corpora.values() for d in c.documents}.values())
-        warm_nlp_cache(docs, config.show_progress)
-
     worker_env = worker_environment(config)
     tasks: list[tuple[Any, ...]] = []
     for spec in specs:
@@ -472,6 +485,11 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                     worker_env,
                 )
             )
+    pending = [
+        t for t in tasks if t[0].requires_training and any(not _in_cache(k) for _, k in t[4])
+    ]
+    if pending:  # tag only when some trained system still has a cell to compute
+        warm_nlp_cache(list(corpora.values()), config.show_progress)
     workers = (os.cpu_count() or 1) if config.jobs == -1 else config.jobs
     if config.backend == "dask" or (workers > 1 and len(tasks) < 2 * workers):
         tasks = [(*t[:4], [c], t[5]) for t in tasks for c in t[4]]
@@ -524,6 +542,10 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         started=started,
         wall_seconds=time.perf_counter() - t0,
     )
+
+
+def _in_cache(key: str) -> bool:
+    return cache.caching_enabled() and (cache.cache_dir() / "predictions" / f"{key}.pkl").exists()
 
 
 def worker_environment(config: RunConfig) -> dict[str, str]:

@@ -1,0 +1,440 @@
+"""``python -m bench``: list systems and corpora, show a corpus's Table 1, run the benchmark.
+
+Subcommands (each has ``--help``)::
+
+    list                               systems and corpora, one line each
+    corpus stats CORPUS                words per PHI category (Sibanda & Uzuner 2006, Table 1)
+    run --systems all|NAME,... --corpora all|CORPUS,... --folds K --seed S --out DIR
+    learning-curve --systems ... --corpora ...   training fractions 3.125 %-100 %
+    ablation CORPUS --mode only|without          feature-class ablations (Stat De-id §5.4)
+    infogain CORPUS                              information gain of features (SU06 §6.4)
+    kernels CORPUS                               SVM kernels (Stat De-id Table 3)
+
+Exit codes: 0 success; 1 a system failed (the others finished and were reported); 2 bad
+input or usage (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+#: One line per embedded corpus (Sibanda & Uzuner 2006, §3, §6.2, §6.3).
+EMBEDDED_CORPORA = {
+    "authentic": "generated discharge summaries with realistic PHI (the paper's authentic "
+    "corpus analogue)",
+    "surrogate": "the same notes re-identified with dictionary surrogates (the paper's "
+    "reidentified corpus, Table 2)",
+    "ambiguous": "surrogates chosen to be ambiguous between PHI and ordinary words (§6.2, "
+    "Tables 6-9)",
+    "unseen": "names, locations and hospitals replaced by strings found in no dictionary "
+    "(§6.3, Tables 10-13)",
+}
+#: One line per reader (``KIND:PATH`` corpus specs).
+READERS = {
+    "physionet:PATH": "PhysioNet deid nursing notes (id.text + id-phi.phrase)",
+    "i2b2-2006:PATH": "i2b2 2006 de-identification challenge XML (has its own train/test split)",
+    "i2b2-2014:PATH": "i2b2/UTHealth 2014 de-identification XML",
+    "jsonl:PATH": "JSON lines, one document per line (text, spans)",
+    "VARIANT:SPEC": "surrogate / ambiguous / unseen variant of any other corpus",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with code 2 and one line, as the rest of the CLI does."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1 and value != -1:
+        raise argparse.ArgumentTypeError("must be a positive number (or -1 for all cores)")
+    return value
+
+
+def _common_corpus_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, help="seed of the corpus generator and folds")
+    p.add_argument(
+        "--n-documents",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="number of documents of the embedded corpora (default: the generator's)",
+    )
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip bad records in corpus files (the count is reported) instead of stopping",
+    )
+    p.add_argument(
+        "--dictionaries",
+        metavar="DIR",
+        default=None,
+        help="extra dictionary directory in deid-1.1 layout for the systems "
+        "(same as DEID_BENCH_DICTIONARIES)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars or progress messages")
+
+
+def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
+    p.add_argument(
+        "--systems",
+        default=default_systems,
+        help="'all' or comma-separated system names (see `list`); default: %(default)s",
+    )
+    p.add_argument(
+        "--corpora",
+        default="all",
+        help="'all' (the four embedded corpora) or comma-separated corpus specs",
+    )
+    p.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
+    _common_corpus_options(p)
+    p.add_argument(
+        "--out", metavar="DIR", default=None, help="output directory (default reports/<timestamp>)"
+    )
+    p.add_argument(
+        "--jobs", type=_positive_int, default=1, help="parallel cells on this machine (joblib)"
+    )
+    p.add_argument(
+        "--backend",
+        choices=("sequential", "joblib", "dask"),
+        default=None,
+        help="where cells run (default: sequential for --jobs 1, else joblib)",
+    )
+    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with dask)")
+    p.add_argument(
+        "--errors",
+        metavar="FILE",
+        help="write missed/spurious PHI with context to FILE (contains PHI; created 0600)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples for F1 CIs (1000)"
+    )
+    p.add_argument(
+        "--shuffles", type=int, default=1000, help="approximate randomization shuffles (1000)"
+    )
+    p.add_argument(
+        "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="SYSTEM.NAME=VALUE",
+        help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m bench",
+        description="deid-bench: compare de-identification systems on clinical text.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    sub.add_parser("list", help="list systems and corpora", description="List systems and corpora.")
+
+    corpus = sub.add_parser("corpus", help="corpus tools", description="Corpus tools.")
+    corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
+    stats = corpus_sub.add_parser(
+        "stats",
+        help="words per PHI category (Table 1) as Markdown",
+        description="Words per PHI category and totals (Sibanda & Uzuner 2006, Table 1).",
+    )
+    stats.add_argument("corpus", metavar="CORPUS", help="an embedded corpus or KIND:PATH spec")
+    _common_corpus_options(stats)
+
+    run = sub.add_parser(
+        "run",
+        help="run systems x corpora and write a report",
+        description="Run every chosen system on every chosen corpus (k-fold CV by document, "
+        "or the corpus's own split), test the differences and write results.csv, "
+        "significance.csv, run.json and report.md.",
+    )
+    _run_options(run, default_systems="all")
+    run.add_argument(
+        "--protocol",
+        choices=("auto", "cv", "split"),
+        default="auto",
+        help="auto: the corpus's own train/test split where it has one, else cv",
+    )
+    run.add_argument(
+        "--train-corpus",
+        metavar="CORPUS",
+        default=None,
+        help="train on this corpus and test on each --corpora one (Tafvizi 2011 Table A.13)",
+    )
+
+    lc = sub.add_parser(
+        "learning-curve",
+        help="scores vs training-set size",
+        description="Train on nested fractions of each training fold (Stat De-id report §5.6).",
+    )
+    _run_options(lc, default_systems="svm")
+    lc.add_argument(
+        "--fractions",
+        default="0.03125,0.0625,0.125,0.25,0.5,1",
+        help="comma-separated training fractions (default 3.125%%..100%%)",
+    )
+
+    abl = sub.add_parser(
+        "ablation",
+        help="feature-class ablations",
+        description="Train with only one feature class, or all but one (Stat De-id §5.4).",
+    )
+    abl.add_argument("corpus", metavar="CORPUS")
+    abl.add_argument("--mode", choices=("only", "without"), default="only")
+    _analysis_options(abl)
+
+    ig = sub.add_parser(
+        "infogain",
+        help="information gain of features",
+        description="Information gain of the SVM's features (Sibanda & Uzuner 2006, §6.4).",
+    )
+    ig.add_argument("corpus", metavar="CORPUS")
+    _analysis_options(ig)
+
+    kern = sub.add_parser(
+        "kernels",
+        help="compare SVM kernels",
+        description="Linear, quadratic and Gaussian kernels (Stat De-id report, Table 3).",
+    )
+    kern.add_argument("corpus", metavar="CORPUS")
+    _analysis_options(kern)
+    return parser
+
+
+def _analysis_options(p: argparse.ArgumentParser) -> None:
+    _common_corpus_options(p)
+    p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
+    p.add_argument("--folds", type=int, default=None, help="folds (default: the function's)")
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from tabulate import tabulate
+
+    from systems.base import available_systems
+
+    systems = [
+        [name, cls.description, "yes" if cls.requires_training else "no"]
+        for name, cls in available_systems().items()
+    ]
+    print("Systems (--systems NAME,...):\n")
+    print(tabulate(systems, headers=["name", "what it is", "trained"], tablefmt="simple"))
+    print("\nCorpora (--corpora NAME,...; 'all' = the four embedded ones):\n")
+    rows = [[k, v] for k, v in EMBEDDED_CORPORA.items()] + [[k, v] for k, v in READERS.items()]
+    print(tabulate(rows, headers=["corpus", "what it is"], tablefmt="simple"))
+    return EXIT_OK
+
+
+def _load(spec: str, args: argparse.Namespace) -> Any:
+    from corpora.load import LoadOptions, load_corpus
+
+    corpus, skipped = load_corpus(
+        spec, LoadOptions(seed=args.seed, lenient=args.lenient, n_documents=args.n_documents)
+    )
+    if skipped:
+        _note(args, f"skipped {len(skipped)} bad record(s) in {spec}")
+    return corpus
+
+
+def cmd_corpus_stats(args: argparse.Namespace) -> int:
+    corpus = _load(args.corpus, args)
+    try:
+        from corpora.stats import stats_markdown
+    except ImportError:
+        from bench.report import distribution_table
+
+        print(distribution_table({args.corpus: corpus}))
+    else:
+        print(stats_markdown(corpus))
+    return EXIT_OK
+
+
+def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
+    import ast
+
+    from bench.runner import UsageError
+
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        system, dot, name = key.partition(".")
+        if not sep or not dot or not system or not name:
+            raise UsageError(f"--param {item!r}: use SYSTEM.NAME=VALUE, e.g. svm.C=0.5")
+        try:
+            parsed: Any = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            parsed = value
+        out.setdefault(system, {})[name] = parsed
+    return out
+
+
+def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
+    from bench.runner import (
+        RunConfig,
+        UsageError,
+        run,
+        summary_table,
+        write_error_analysis,
+        write_outputs,
+    )
+
+    if args.no_cache:
+        os.environ["DEID_BENCH_NO_CACHE"] = "1"
+    fractions: tuple[float, ...] = ()
+    if getattr(args, "fractions", None):
+        try:
+            fractions = tuple(float(x) for x in args.fractions.split(",") if x.strip())
+        except ValueError:
+            raise UsageError(
+                f"--fractions {args.fractions!r}: use numbers like 0.25,0.5,1"
+            ) from None
+    config = RunConfig(
+        systems=[args.systems],
+        corpora=[args.corpora],
+        folds=args.folds,
+        seed=args.seed,
+        protocol=protocol or args.protocol,
+        train_corpus=getattr(args, "train_corpus", None),
+        lenient=args.lenient,
+        n_documents=args.n_documents,
+        dictionaries=args.dictionaries,
+        jobs=args.jobs,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        show_progress=not args.quiet,
+        alpha=args.alpha,
+        n_resamples=args.resamples,
+        n_shuffles=args.shuffles,
+        system_params=_parse_params(args.param),
+        **({"fractions": fractions} if fractions else {}),
+    )
+    result = run(config)
+    for name, n in result.skipped.items():
+        if n:
+            print(f"skipped {n} bad record(s) in corpus {name} (--lenient)", file=sys.stderr)
+    out = Path(args.out or Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    command = ["python", "-m", "bench", *sys.argv[1:]] if args._argv is None else args._argv
+    try:
+        paths = write_outputs(result, out, command)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report to {out}: {exc.strerror or exc}") from exc
+    if args.errors:
+        n = write_error_analysis(result, args.errors)
+        _note(args, f"wrote {n} missed/spurious PHI tokens to {args.errors} (contains PHI, 0600)")
+    print(summary_table(result))
+    print(f"\nreport: {paths['report']}")
+    if result.failures:
+        missing = [f for f in result.failures if f["error"].startswith("MissingResourceError")]
+        if missing and len(missing) == len(result.failures):
+            print(f"error: {missing[0]['error'].split(' at ')[0]}", file=sys.stderr)
+            return EXIT_USAGE
+        systems = sorted({f["system"] for f in result.failures})
+        print(f"failed: {', '.join(systems)} (see the report's Failures section)", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_analysis(args: argparse.Namespace) -> int:
+    """ablation / infogain / kernels: wire bench.ablation (the SVM helper's module)."""
+    try:
+        from bench import ablation
+    except ImportError:
+        from bench.runner import UsageError
+
+        raise UsageError(f"`{args.command}` needs bench.ablation, which is not installed") from None
+    corpus = _load(args.corpus, args)
+    names = {
+        "ablation": ("ablation_table", "run_ablation", "ablation"),
+        "infogain": ("infogain_table", "information_gain", "infogain"),
+        "kernels": ("kernel_table", "compare_kernels", "kernels"),
+    }[args.command]
+    func = next((getattr(ablation, n) for n in names if callable(getattr(ablation, n, None))), None)
+    if func is None:
+        from bench.runner import UsageError
+
+        raise UsageError(f"bench.ablation has no function for `{args.command}` ({names[0]})")
+    kwargs: dict[str, Any] = {"seed": args.seed}
+    if args.command == "ablation":
+        kwargs["mode"] = args.mode
+    if args.folds is not None:
+        kwargs["folds"] = args.folds
+    import inspect
+
+    accepted = inspect.signature(func).parameters
+    kwargs = {k: v for k, v in kwargs.items() if k in accepted}
+    table = func(corpus, **kwargs)
+    _print_table(table, args.csv)
+    return EXIT_OK
+
+
+def _print_table(table: Any, csv_path: str | None) -> None:
+    import pandas as pd
+
+    from bench.cache import atomic_write_text
+
+    df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
+    print(df.to_markdown(index=False, floatfmt=".4f"))
+    if csv_path:
+        atomic_write_text(csv_path, df.to_csv(index=False))
+
+
+def _note(args: argparse.Namespace, message: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(message, file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run one command; returns the exit code (never raises for input)."""
+    from bench.execution import BackendError
+    from bench.runner import UsageError
+    from corpora.model import CorpusError
+    from corpora.nlp import MissingResourceError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args._argv = ["python", "-m", "bench", *argv] if argv is not None else None
+    try:
+        if getattr(args, "dictionaries", None):
+            if not Path(args.dictionaries).is_dir():
+                raise UsageError(f"--dictionaries {args.dictionaries}: not a directory")
+            os.environ["DEID_BENCH_DICTIONARIES"] = str(Path(args.dictionaries).resolve())
+        if args.command == "list":
+            return cmd_list(args)
+        if args.command == "corpus":
+            return cmd_corpus_stats(args)
+        if args.command == "run":
+            return cmd_run(args)
+        if args.command == "learning-curve":
+            return cmd_run(args, protocol="learning-curve")
+        return cmd_analysis(args)
+    except (CorpusError, MissingResourceError, UsageError, BackendError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted; finished cells are cached and a re-run resumes", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
