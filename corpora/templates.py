@@ -1,0 +1,439 @@
+"""Sentence templates of the embedded default corpus (written for deid-bench).
+
+The templates imitate the *kind* of text Sibanda & Uzuner (2006, §3) describe and excerpt
+-- discharge summaries full of fragments, shorthand (q.o.d., b.i.d., s/p, r/o), drug
+lists and section headings -- and the ICU nursing notes of the PhysioNet deid corpus.  No
+sentence is copied from either source.
+
+Slots in braces are filled by :mod:`corpora.generator`.  PHI slots (:data:`PHI_SLOTS`)
+become gold spans; the rest are non-PHI fillers, many of them *hard negatives*: eponyms
+and devices (Swan-Ganz, Foley, Bell's palsy), drug names, numbers shaped like dates,
+phones or IDs (BP 120/80, K 3.9, 2/6 murmur, 3V CABG, room and bed numbers, times).
+
+Every template with at least one PHI slot is a *context pattern*; its id is
+``"<pool>:<index>"`` (see :func:`pattern_ids`).  Many patterns deliberately give the PHI no
+cue word at all ("{PAT} doing well today", "{HOSP} ED -> MICU"), as in real notes.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: PHI slot -> gold category.
+PHI_SLOTS: dict[str, str] = {
+    "PAT": "PATIENT",  # a patient name in one of the paper's formats
+    "PATN": "PATIENT",  # name after a title: Last / F. Last / F. M. Last / First Last
+    "PATL": "PATIENT",  # patient surname
+    "PATF": "PATIENT",  # patient first name
+    "REL": "PATIENT",  # relative / proxy (labelled PATIENT, as in the i2b2 2006 guidelines)
+    "DOC": "DOCTOR",
+    "DOCL": "DOCTOR",
+    "DOCN": "DOCTOR",  # doctor name after "Dr."
+    "HOSP": "HOSPITAL",
+    "HOSPA": "HOSPITAL",  # an abbreviation such as "BGH"
+    "LOC": "LOCATION",
+    "STATE": "LOCATION",
+    "DATE": "DATE",
+    "DATES": "DATE",  # short: 7/22, Jul 22
+    "DATEL": "DATE",  # long: July 22, 2004 / 22nd of July, 2004
+    "YEAR": "DATE",
+    "ID": "ID",
+    "PHONE": "PHONE",
+    "PAGER": "PHONE",
+    "AGE": "AGE",  # ages over 89 (HIPAA)
+}
+
+SLOT_RE = re.compile(r"\{([A-Z][A-Z0-9]*)\}")
+
+# ------------------------------------------------------------------------ discharge
+DISCHARGE: dict[str, list[str]] = {
+    "header": [
+        "Admission Date: {DATE}     Discharge Date: {DATE}",
+        "Date of Birth: {DATE}     Sex: {SEXL}",
+        "Unit No: {ID}",
+        "MRN: {ID}",
+        "Medical Record Number: {ID}",
+        "Account #: {ID}",
+        "Service: {SVC}",
+        "Attending: {DOC}, M.D.",
+        "Attending physician: Dr. {DOCN}",
+        "Admitting MD: {DOCL}",
+        "Patient: {PAT}",
+        "Name: {PATL}, {PATF}",
+        "{HOSP} Discharge Summary",
+        "DISCHARGE SUMMARY - {HOSP}",
+        "ADMITTED: {DATES}   DISCHARGED: {DATES}",
+    ],
+    "CHIEF COMPLAINT": [
+        "{CC}.",
+        "{CC} x {NUM} days.",
+        "Transfer from {HOSP} for {CC}.",
+        "{CC}, sent in from {LOC}.",
+    ],
+    "HISTORY OF PRESENT ILLNESS": [
+        "The patient is a {AGEY}-year-old {SEX} with {DX} who presented as a walk-in to "
+        "the {HOSP} on {DATE}.",
+        "Mr. {PATN} is a {AGEY} yo man with h/o {DX} and {DX} who was in his usual state of "
+        "health until {DATES}.",
+        "Ms. {PATN} is a {AGEY} y/o woman s/p {PROC} in {YEAR}, admitted with {CC}.",
+        "{PAT} is a {AGE} year old {SEX} from {LOC} with {DX}.",
+        "Pt is a {AGE} yo {SEX} nursing home resident transferred from {HOSP} with {CC}.",
+        "She was seen by her PCP, Dr. {DOCN}, on {DATES} and started on {DRUG}.",
+        "He was seen at {HOSP} on {DATE} where a {TEST} showed {FINDING}.",
+        "Recently had been started q.o.d. on {DRUG} since {DATES} to taper off.",
+        "Was told to start {MED} again by Dr. {DOCN}.",
+        "Sent to the {HOSP} ED for direct admission, with the cardiologist, Dr. {DOCN}, to follow.",
+        "The patient was transferred from {HOSP} in {LOC} on {DATE} for {PROC}.",
+        "Of note, pt had a {PROC} at {HOSP} in {YEAR}.",
+        "Per her daughter {REL}, she has been more confused since {DATES}.",
+        "History obtained from the patient's son, {REL}, who lives in {LOC}.",
+        "{PATF} reports {SYMPTOM} for {NUM} days prior to admission.",
+        "Initially presented to {HOSPA} on {DATES} with {CC}.",
+        "Last seen by Dr. {DOCL} in clinic {DATES}, at which time {FINDING}.",
+        "Last admission {DATES}-{DATES} for {DX}.",
+        "In {YEAR} she underwent {PROC} by Dr. {DOCN} at {HOSP}.",
+        "{PATL} was found down at home in {LOC} by EMS on {DATES}.",
+        "Per EMS, pt was found by neighbor {REL} on the morning of {DATEL}.",
+        "He flew in from {LOC}, {STATE} on {DATES} and developed {SYMPTOM} on the plane.",
+        "Patient was in {LOC} visiting family when symptoms began.",
+        "Referred by {DOC} of {HOSP} for further w/u of {DX}.",
+        "On {DATEL}, the patient noted {SYMPTOM}.",
+        "{DATES} - {SYMPTOM}, r/o MI at {HOSPA}.",
+        "{AGE} yo with {DX}, DNR/DNI per HCP {REL}.",
+        "{PATF} {PATL} states that the pain started while shoveling snow.",
+        "Mrs. {PATN} denies {SYMPTOM}.",
+        "According to {PATF}, the {SYMPTOM} has been getting worse.",
+        "{PATL} has had two prior admissions for {DX}.",
+        "Mr. {PATN} and his wife {REL} report good compliance with {DRUG}.",
+        "{PAT} was noted to be hypoxic to the 80s in triage.",
+    ],
+    "PAST MEDICAL HISTORY": [
+        "{DX}",
+        "{DX}, diagnosed {YEAR}",
+        "s/p {PROC} ({YEAR})",
+        "s/p {PROC} at {HOSP} {DATES}",
+        "{DX} followed by Dr. {DOCL}",
+        "{DX} - {DX}",
+        "{EPON}",
+        "h/o {DX} in {YEAR}, treated at {HOSPA}",
+        "{PROC} {DATE}, Dr. {DOCN}",
+    ],
+    "MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}, recently increased by Dr. {DOCL}"],
+    "ALLERGIES": ["NKDA.", "{DRUG} (rash).", "{DRUG} -> hives.", "Penicillins; {DRUG}."],
+    "SOCIAL HISTORY": [
+        "Lives alone, has one daughter living in {LOC}.",
+        "Lives with her husband {REL} in {LOC}.",
+        "Lives with wife in {LOC}, {STATE}; retired {JOB}.",
+        "Married, lives in {LOC}; works as a {JOB}.",
+        "Originally from {LOC}, moved to {STATE} in {YEAR}.",
+        "Former {JOB} at {HOSP}.",
+        "Son {REL} is her health care proxy, cell {PHONE}.",
+        "HCP: {REL} (daughter) {PHONE}.",
+        "Contact: wife {REL}, home phone {PHONE}.",
+        "Quit smoking in {YEAR}; {NUM} pack-year history.",
+        "No tobacco, occasional EtOH. Lives in {LOC}.",
+        "Is a non-smoker and does not drink alcohol.",
+        "Emigrated from {COUNTRYLOC} in {YEAR}.",
+    ],
+    "FAMILY HISTORY": [
+        "Mother with {DX}; father died of MI at {AGEY}.",
+        "Brother {REL} with {DX}.",
+        "{EPON} in a maternal aunt.",
+        "Noncontributory.",
+    ],
+    "PHYSICAL EXAMINATION": [
+        "T {TEMP} HR {HR} BP {BP} RR {RR} O2 sat {SAT}% on {O2}.",
+        "Gen: {EXAMGEN}.",
+        "HEENT: PERRL, EOMI, MMM.",
+        "Neck: JVP {NUM} cm, no LAD.",
+        "CV: RRR, {MURMUR}.",
+        "Lungs: {LUNGS}.",
+        "Abd: soft, NT/ND, +BS.",
+        "Ext: {EDEMA} LE edema, 2+ DP pulses.",
+        "Neuro: A&Ox3, strength 5/5 throughout.",
+    ],
+    "LABORATORY DATA": [
+        "{LAB}, {LAB}, {LAB}, {LAB}.",
+        "{LAB} {LAB} {LAB}",
+        "ABG {ABG}.",
+        "EKG: {EKG}.",
+        "CXR: {CXR}.",
+        "Labs at {HOSPA} on {DATES}: {LAB}, {LAB}.",
+        "Echo {DATES}: EF {EF}%, {FINDING}.",
+        "Cath {DATE}: {FINDING}, {CATH}.",
+    ],
+    "HOSPITAL COURSE": [
+        "During admission, the patient was seen by {SVC}, Dr. {DOCN}, and was started on {MED}.",
+        "The patient was seen by Cardiology, Dr. {DOCN}, was started on IV heparin.",
+        "By {DATES} the patient had better rate control but remained in {RHYTHM}.",
+        "On {DATE}, the patient was felt to be medically stable.",
+        "{PROC} was performed on {DATE} by Dr. {DOCN} without complication.",
+        "{SVC} was consulted ({DOCL}) and recommended {PLAN}.",
+        "Dr. {DOCN} of {SVC} saw the patient on {DATES}.",
+        "{DOC} from {SVC} followed along.",
+        "Pt was transferred to the MICU on {DATES} for {CC}.",
+        "Family meeting held {DATES} with son {REL} and Dr. {DOCL}.",
+        "{PATF} was extubated on {DATES} and transferred to the floor.",
+        "Mrs. {PATN} tolerated the procedure well.",
+        "Mr. {PATN} was ambulating independently by discharge.",
+        "{PATF} remained afebrile for the rest of the stay.",
+        "{PATL} was diuresed with {MED} with good effect.",
+        "The plan was discussed at length with {PATF} and her husband {REL}.",
+        "Ms. {PATN} was seen by PT and cleared for home.",
+        "{PAT}'s {DRUG} was restarted at a lower dose.",
+        "Discussed with Dr. {DOCN} (pager {PAGER}).",
+        "Case discussed with the patient's PCP, {DOC}, at {PHONE}.",
+        "Outside records from {HOSP} were reviewed and showed {FINDING}.",
+        "{CC} resolved by {DATES}.",
+        "1. {DX}: {PLAN}.",
+        "2. {DX}: {MED}, {PLAN}.",
+        "{DX}: pt was started on {MED} and {MED}.",
+        "{EPON} noted; {PLAN}.",
+        "Her {DRUG} was held on {DATES} for {LAB}.",
+        "{PAT} was discharged in stable condition.",
+        "Blood cultures from {DATES} grew {BUG}.",
+        "PT/OT evaluated and recommended rehab at {HOSP}.",
+        "Lasix was increased to {MED}.",
+        "{DOCL} aware and agrees with plan.",
+        "Pt was seen in consultation by {DOC} on {DATES}.",
+        "Records requested from {HOSP} (MR# {ID}).",
+        "The patient was admitted to the {SVC} service under Dr. {DOCN}.",
+        "ID# {ID} confirmed with the blood bank.",
+        "On the {ORD} hospital day the patient was transferred back to {HOSPA}.",
+    ],
+    "DISCHARGE MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}"],
+    "DISCHARGE DISPOSITION": [
+        "Home with services.",
+        "Extended care facility: {HOSP}.",
+        "Rehab - {HOSP}, {LOC}.",
+        "Home with VNA of {LOC}.",
+        "Home.",
+    ],
+    "FOLLOW UP": [
+        "Follow up with Dr. {DOCN} in {NUM} weeks, call {PHONE} for an appointment.",
+        "Follow-up appointment with {DOC} on {DATE} at {TIMEAMPM}.",
+        "Please see your PCP, Dr. {DOCL}, within 1-2 weeks.",
+        "Appointment at {HOSP} {SVC} clinic {DATES}; phone {PHONE}.",
+        "F/u {SVC} clinic, {HOSPA}, on {DATEL}.",
+        "Repeat {LAB} on {DATES} with results to Dr. {DOCL} (fax {PHONE}).",
+    ],
+    "footer": [
+        "Dictated By: {DOC}, M.D.",
+        "{DOC}, MD {ID}",
+        "D: {DATES}  T: {DATES}  JOB#: {ID}",
+        "Signed electronically by {DOCN} on {DATEL}",
+        "cc: {DOC}; {DOC}",
+        "Completed by: {DOC} {DATE} {TIME}",
+        "Dr. {DOCN} (pager {PAGER})",
+    ],
+}
+
+# ------------------------------------------------------------------------ nursing
+NURSING: dict[str, list[str]] = {
+    "header": [
+        "Nursing Progress Note {SHIFT}",
+        "NPN {SHIFT}",
+        "CCU Nursing Admission Note",
+        "MICU NSG Progress Note",
+        "Nursing note {DATES} {SHIFT}",
+        "{PATF} {PATL}, {DATES} nursing",
+        "Resp Care note",
+    ],
+    "intro": [
+        "{AGEY} yo {SEXS} admitted from {HOSPA} with {DX}.",
+        "{AGE} yo {SEXS} from {HOSP} w/ {CC}.",
+        "Pt transferred from {HOSP} on {DATES} for {PROC}.",
+        "{PAT} is a {AGEY} yo {SEXS} s/p {PROC} {DATES}.",
+        "pt arrived from {HOSPA} ED at {TIME}.",
+        "Transferred from cath lab to CCU; {PROC} done by Dr. {DOCN}.",
+        "Pt {PATL} received from OR at {TIME}.",
+        "Mr. {PATN} had a quiet night.",
+        "{PATL} remains intubated and sedated.",
+        "Pt admitted to {UNIT} from {LOC} via med flight.",
+        "{DX}, {DX}. Full code.",
+        "See FHP for details.",
+        "Moved to bed {NUM} this am; {DX}.",
+        "Admitted {DATES} from {LOC} ED after a fall at home.",
+        "Pt is well known to this unit, last here {DATES}.",
+        "Pt of Dr. {DOCL}, admitted overnight from {HOSPA}.",
+        "{AGE} y/o, DNR, comfort measures discussed w/ family.",
+        "Hx obtained from {PATF}'s wife.",
+        "{HOSPA} -> {UNIT} {DATES}.",
+        "{PATL}, {PATF}: {DX}, s/p {PROC}.",
+    ],
+    "Neuro": [
+        "A&Ox3, MAE, follows commands.",
+        "Sedated on propofol {NUM} mcg/kg/min, arousable to voice.",
+        "Lethargic but arousable, oriented x1.",
+        "PERRL, no seizure activity. {EPON} noted on admit.",
+        "Restless o/n, given haldol {NUM} mg IV with good effect.",
+        "{PATF} more alert this am, recognizing family.",
+        "{PATF} oriented to self only, calling out for {REL}.",
+    ],
+    "CV": [
+        "HR {HR} {RHYTHM}, BP {BP}, {EKGSHORT}.",
+        "SBP 90-{NUM}, on levophed {NUM} mcg/min.",
+        "{EPON} in place, CVP {NUM}.",
+        "Pulses palpable, K {NUM}.{NUM}, repleted with {MED}.",
+        "Hct {NUM}.{NUM}, transfused 1u PRBC.",
+        "Afebrile, Tmax {TEMP}.",
+        "Dr. {DOCN} aware of BP {BP}.",
+        "{DOCL} paged re: HR {HR}; no new orders.",
+    ],
+    "Resp": [
+        "LS coarse bilat, {LUNGS}.",
+        "Vent settings AC {NUM}x{NUM}, FiO2 {SAT}%, PEEP 5.",
+        "Suctioned for thick tan sputum, RR {RR}.",
+        "O2 sat {SAT}% on {O2}.",
+        "ABG {ABG}, no changes made.",
+        "Weaning per RT; {PLAN}.",
+    ],
+    "GI": [
+        "Abd soft, +BS, tolerating tube feeds at {NUM} cc/hr.",
+        "NPO, NGT to LIS draining bilious fluid.",
+        "{EPON}; no BM this shift.",
+        "Protonix IV, guaiac neg stool.",
+    ],
+    "GU": [
+        "Foley draining clear yellow urine {NUM}-{NUM} cc/hr.",
+        "Lasix {NUM} mg IV given at {TIME} with good response.",
+        "I&O +{NUM} cc for shift.",
+        "Cr {NUM}.{NUM}, renal following.",
+    ],
+    "ID": [
+        "Afebrile, WBC {NUM}.{NUM}.",
+        "Tmax {TEMP}, cultures sent x2.",
+        "On {DRUG} and {DRUG}, f/u cultures from {DATES}.",
+        "Vanco level pending.",
+    ],
+    "Skin": ["Intact.", "Stage II decub on coccyx, duoderm applied.", "IV sites c/d/i."],
+    "Social": [
+        "Wife {REL} in to visit this evening, updated by RN.",
+        "Daughter {REL} called x2, given update.",
+        "Pt's husband {REL} called, will be in tomorrow.",
+        "Son {REL} ({PHONE}) is HCP.",
+        "Family from {LOC} visiting, updated on POC.",
+        "{REL} (niece) would like a call at {PHONE}.",
+        "Sister {REL} coming from {LOC} tomorrow.",
+        "Friend {REL} at bedside.",
+        "Family meeting set for {DATES} with Dr. {DOCN}.",
+        "Dtr {REL} and son {REL} in, questions answered.",
+        "Pt's wife called from {LOC}.",
+        "No family contact this shift.",
+        "Spoke with {REL} re: code status.",
+        "{REL} here all afternoon, very supportive.",
+        "Brother {REL} from {STATE} updated by phone.",
+        "Wife's number is {PHONE}.",
+        "{REL} and {REL} at bedside.",
+        "{PATF}'s son {REL} spoke with team.",
+        "Mrs. {PATN} tearful, wants to go home.",
+        "Pt's daughter, a nurse at {HOSP}, asking about plan.",
+        "Husband is {REL} {PATL}, cell {PHONE}.",
+        "Lives in {LOC} with wife.",
+        "SW following, {HOSP} rehab screening.",
+    ],
+    "A/P": [
+        "Cont to monitor, {PLAN}.",
+        "Stable, possible transfer to floor {DATES}.",
+        "Plan for {PROC} on {DATES} with Dr. {DOCL}.",
+        "Awaiting bed at {HOSP}.",
+        "D/C to {HOSP} when stable.",
+        "F/u labs, {PLAN}.",
+        "Pt to go to {HOSPA} for {PROC} on {DATES}.",
+        "{PATF} to OR in am, consent signed.",
+        "Dr. {DOCN} to see pt in am, pager {PAGER}.",
+        "Call {DOC} with any questions, beeper {PAGER}.",
+        "{DOCL} to follow up {DATES}.",
+        "Next INR check {DATES}; results to {DOC}.",
+        "Transfer to {HOSP} in {LOC} when bed available.",
+        "Cardiology (Dr. {DOCN}) to see re: {PROC}.",
+        "Will d/w team at {TIME} rounds.",
+    ],
+}
+
+
+def pattern_ids() -> dict[str, str]:
+    """Every PHI-bearing template by id (``"d:HOSPITAL COURSE:3"``, ``"n:Social:0"``)."""
+    out: dict[str, str] = {}
+    for prefix, pools in (("d", DISCHARGE), ("n", NURSING)):
+        for pool, templates in pools.items():
+            for i, template in enumerate(templates):
+                if any(slot in PHI_SLOTS for slot in SLOT_RE.findall(template)):
+                    out[f"{prefix}:{pool}:{i}"] = template
+    return out
+
+
+# ------------------------------------------------------------------------ non-PHI fillers
+CHIEF_COMPLAINTS = [
+    "chest pain", "shortness of breath", "abdominal pain", "syncope", "fever",
+    "altered mental status", "GI bleed", "hypotension", "fall", "hematemesis",
+    "dyspnea on exertion", "palpitations", "weakness", "cough", "melena",
+]  # fmt: skip
+DIAGNOSES = [
+    "CAD", "HTN", "DM2", "hyperlipidemia", "CHF", "COPD", "afib", "ESRD on HD", "CKD",
+    "hypothyroidism", "GERD", "PVD", "CVA", "pancreatitis", "cirrhosis", "UTI", "DVT",
+    "PE", "sepsis", "pneumonia", "anemia", "gout", "OSA", "depression", "NIDDM",
+    "aortic stenosis", "MR", "cellulitis", "urosepsis", "BPH",
+]  # fmt: skip
+PROCEDURES = [
+    "CABG", "3V CABG", "PTCA", "cardiac cath", "AVR", "MVR", "cholecystectomy", "TURP",
+    "PEG placement", "ERCP", "EGD", "colonoscopy", "R TKR", "L THR", "appendectomy",
+    "stent to LAD", "PPM placement", "bronchoscopy", "thoracentesis", "paracentesis",
+]  # fmt: skip
+EPONYMS = [
+    "Swan-Ganz catheter", "Swan", "Foley", "Foley catheter", "Bell's palsy",
+    "Parkinson's disease", "Huntington's disease", "Alzheimer's dementia",
+    "Crohn's disease", "Graves' disease", "Cushing's syndrome", "Homan's sign negative",
+    "Murphy's sign", "Babinski downgoing", "Hodgkin's lymphoma", "Addison's disease",
+    "Mallory-Weiss tear", "Wilson's disease", "Trendelenburg", "Glasgow Coma Scale 15",
+    "Down syndrome", "Raynaud's", "Guillain-Barre", "Wolff-Parkinson-White",
+    "Nissen fundoplication", "Whipple procedure", "Roux-en-Y bypass", "Kussmaul breathing",
+]  # fmt: skip
+SERVICES = [
+    "Cardiology", "Neurology", "Nephrology", "GI", "Surgery", "Renal", "ID", "Pulmonary",
+    "Hematology", "Oncology", "Psychiatry", "EP", "Vascular", "Urology", "Endocrine",
+]  # fmt: skip
+SYMPTOMS = [
+    "worsening SOB", "substernal chest pressure", "nausea and vomiting", "dizziness",
+    "diaphoresis", "LE swelling", "bright red blood per rectum", "fevers and chills",
+    "productive cough", "orthopnea", "PND", "RUQ pain", "confusion",
+]  # fmt: skip
+FINDINGS = [
+    "no acute process", "EF 35%", "3VD", "a new LBBB", "RLL infiltrate", "small effusion",
+    "LVH", "ST depressions in V4-V6", "severe AS", "mild MR", "no DVT", "a 2 cm mass",
+    "moderate TR", "global hypokinesis", "patent grafts",
+]  # fmt: skip
+PLANS = [
+    "continue current regimen", "wean O2 as tolerated", "diurese to goal -1L",
+    "check lytes in am", "repeat echo", "f/u cultures", "increase beta blocker",
+    "hold anticoagulation", "advance diet", "PT consult", "keep K>4, Mg>2",
+]  # fmt: skip
+RHYTHMS = ["NSR", "SR", "afib", "AF with RVR", "ST", "SB", "paced rhythm", "aflutter"]
+BUGS = ["MRSA", "E. coli", "VRE", "Klebsiella", "coag neg staph", "GPC in clusters"]
+JOBS = ["teacher", "engineer", "nurse", "machinist", "accountant", "carpenter", "cook"]
+UNITS = ["MICU", "CCU", "SICU", "CSRU", "the floor", "step-down"]
+TESTS = ["CT", "MRI", "CXR", "stress test", "echo", "cath", "ultrasound"]
+SHIFTS = ["7a-7p", "7p-7a", "0700-1900", "1900-0700", "3-11", "11-7"]
+DOSES = {
+    "mg": [5, 10, 12.5, 20, 25, 40, 50, 80, 81, 100, 200, 325, 500, 650, 1000],
+    "mcg": [25, 50, 88, 100, 125],
+    "units": [5, 10, 20, 5000],
+}
+ROUTES = ["PO", "IV", "SC", "SL", "p.o.", "", "po", "NG"]
+FREQUENCIES = [
+    "q.d.", "b.i.d.", "t.i.d.", "q.i.d.", "q.o.d.", "q.h.s.", "p.r.n.", "daily", "BID",
+    "TID", "qd", "q6h", "q8h", "q4h prn pain", "qAM", "qhs", "prn",
+]  # fmt: skip
+LABS = [
+    "K {k}", "Na {na}", "Cr {cr}", "BUN {bun}", "INR {inr}", "Hct {hct}", "WBC {wbc}",
+    "Plt {plt}", "Glc {glc}", "Mg {mg}", "Trop {trop}", "CK {ck}", "HCO3 {hco3}",
+]  # fmt: skip
+MURMURS = ["no m/r/g", "II/VI SEM at RUSB", "2/6 systolic murmur", "S1S2, no murmur"]
+LUNG_FINDINGS = ["CTAB", "crackles at bases", "diminished at bases", "exp wheezes"]
+EDEMA = ["no", "trace", "1+", "2+", "3+"]
+EXAM_GENERAL = ["NAD", "elderly woman in mild distress", "alert, pleasant", "uncomfortable"]
+EKG_FINDINGS = ["NSR 72, no ST changes", "AF at 110, LAD", "SR, 1st deg AVB", "paced"]
+CXR_FINDINGS = ["clear", "mild pulmonary edema", "RLL opacity", "small L effusion"]
+CATH_FINDINGS = ["DES to RCA", "POBA to OM1", "medical management", "referred for CABG"]
+O2 = ["RA", "2L NC", "4L NC", "50% FM", "NRB", "40% shovel mask"]
+TIMES = ["0600", "0800", "1000", "1200", "1400", "1600", "1800", "2000", "2200", "0200"]
