@@ -242,34 +242,51 @@ def _flag_array(tokens: Sequence[Token], flag: str) -> np.ndarray:
     return np.fromiter((flag in t.flags for t in tokens), dtype=bool, count=len(tokens))
 
 
+#: Integer codes of the labels: numpy compares small integers far faster than strings.
+_NAMES: tuple[str, ...] = (OUTSIDE, PHI, *LABELS)
+_CODE: dict[str, int] = {name: i for i, name in enumerate(_NAMES)}
+_O, _PHI = _CODE[OUTSIDE], _CODE[PHI]
+_PLO_CODES = np.array(sorted(_CODE[c] for c in PEOPLE_LOCATIONS_ORGANIZATIONS))
+_KEPT_CODES = {
+    name: np.array(sorted(_CODE[c] for c in cats)) for name, cats in _KEPT_CATEGORIES.items()
+}
+
+
+def _codes(labels: Sequence[str], doc: Document) -> np.ndarray:
+    try:
+        return np.fromiter((_CODE[lab] for lab in labels), dtype=np.int8, count=len(labels))
+    except KeyError as err:
+        raise ValueError(f"unknown label {err.args[0]!r} for document {doc.id!r}") from None
+
+
 def _view(
     doc: Document, pred: Sequence[str] | None, subset: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gold, predicted, mask) of one document as the subset scores them."""
+    """(gold, predicted, mask) of one document as the subset scores them (label codes)."""
     tokens = doc.tokens
     n = len(tokens)
-    gold = np.array([t.label for t in tokens], dtype=object)
+    gold = _codes([t.label for t in tokens], doc)
     if pred is None:
-        p = np.full(n, OUTSIDE, dtype=object)
+        p = np.zeros(n, dtype=np.int8)
     else:
         if len(pred) != n:
             raise ValueError(
                 f"{len(pred)} predicted labels for document {doc.id!r} with {n} tokens"
             )
-        p = np.array(list(pred), dtype=object)
+        p = _codes(pred, doc)
     if subset == "all":
         return gold, p, np.ones(n, dtype=bool)
     if subset == "ambiguous":
-        keep = np.isin(gold, [*PEOPLE_LOCATIONS_ORGANIZATIONS, OUTSIDE])
+        keep = np.isin(gold, _PLO_CODES) | (gold == _O)
         return gold, p, _flag_array(tokens, FLAG_AMBIGUOUS) & keep
     if subset == "not_in_dictionary":
-        return gold, p, _flag_array(tokens, FLAG_NOT_IN_DICTIONARY) & (gold != OUTSIDE)
-    kept = sorted(_KEPT_CATEGORIES[subset])
+        return gold, p, _flag_array(tokens, FLAG_NOT_IN_DICTIONARY) & (gold != _O)
+    kept = _KEPT_CODES[subset]
     gold_kept = np.isin(gold, kept)
     pred_kept = np.isin(p, kept)
-    mask = gold_kept | (gold == OUTSIDE) | pred_kept
-    gold2 = np.where(gold_kept, gold, OUTSIDE)
-    pred2 = np.where(pred_kept | (p == PHI), p, OUTSIDE)
+    mask = gold_kept | (gold == _O) | pred_kept
+    gold2 = np.where(gold_kept, gold, _O).astype(np.int8)
+    pred2 = np.where(pred_kept | (p == _PHI), p, _O).astype(np.int8)
     return gold2, pred2, mask
 
 
@@ -278,7 +295,7 @@ def _flatten(
     predictions: Sequence[Sequence[str]] | None,
     subset: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Masked gold and predicted labels of all documents, and each token's document index."""
+    """Masked gold and predicted label codes of all documents, and each token's document."""
     _check_subset(subset)
     if predictions is not None and len(predictions) != len(documents):
         raise ValueError(f"{len(predictions)} prediction lists for {len(documents)} documents")
@@ -289,7 +306,7 @@ def _flatten(
         preds.append(p[m])
         owners.append(np.full(int(m.sum()), i, dtype=np.int64))
     if not documents:
-        empty = np.array([], dtype=object)
+        empty = np.array([], dtype=np.int8)
         return empty, empty, np.array([], dtype=np.int64)
     return np.concatenate(golds), np.concatenate(preds), np.concatenate(owners)
 
@@ -313,9 +330,11 @@ def subset_mask(
     return out
 
 
-def _binary_only(pred: np.ndarray) -> bool:
+def _binary_only(predictions: Sequence[Sequence[str]]) -> bool:
     """True when a system emits the binary ``PHI`` label and no category at all."""
-    present = set(np.unique(pred).tolist()) if pred.size else set()
+    present: set[str] = set()
+    for labels in predictions:
+        present.update(labels)
     return PHI in present and not present & set(LABELS)
 
 
@@ -324,11 +343,14 @@ def _triples(
 ) -> np.ndarray:
     """Per-document (tp, fp, fn) for ``label`` (``None``/"PHI": binary; "non-PHI": O)."""
     if label is None or label == PHI_ROW:
-        g, p = gold != OUTSIDE, pred != OUTSIDE
+        g, p = gold != _O, pred != _O
     elif label == NON_PHI_ROW:
-        g, p = gold == OUTSIDE, pred == OUTSIDE
+        g, p = gold == _O, pred == _O
+    elif label in _CODE:
+        code = _CODE[label]
+        g, p = gold == code, pred == code
     else:
-        g, p = gold == label, pred == label
+        raise ValueError(f"unknown label {label!r}")
     out = np.zeros((n_docs, 3), dtype=np.int64)
     for col, sel in enumerate((g & p, p & ~g, g & ~p)):
         out[:, col] = np.bincount(owners[sel], minlength=n_docs)
@@ -345,16 +367,18 @@ def token_scores(
 
     Category rows cover the categories of :data:`LABELS` that occur in the (subset's) gold
     or predicted labels, in that order; they are skipped for a system that only predicts
-    the binary ``PHI`` label, whose category scores would be meaningless.
+    the binary ``PHI`` label (anywhere), whose category scores would be meaningless.
     """
     gold, pred, owners = _flatten(documents, predictions, subset)
     labels: list[str] = [PHI_ROW, NON_PHI_ROW]
-    if not _binary_only(pred):
-        present = set(np.unique(gold).tolist()) | set(np.unique(pred).tolist())
-        labels += [c for c in LABELS if c in present]
+    if not _binary_only(predictions):
+        present = set(np.bincount(gold, minlength=len(_NAMES)).nonzero()[0].tolist())
+        present |= set(np.bincount(pred, minlength=len(_NAMES)).nonzero()[0].tolist())
+        labels += [c for c in LABELS if _CODE[c] in present]
     rows = []
+    zeros = np.zeros_like(owners)
     for label in labels:
-        tp, fp, fn = _triples(gold, pred, np.zeros_like(owners), label, 1)[0]
+        tp, fp, fn = _triples(gold, pred, zeros, label, 1)[0]
         rows.append(ScoreRow.from_counts("token", subset, label, tp, fp, fn))
     return rows
 
@@ -380,7 +404,7 @@ def token_correctness(
     for i, doc in enumerate(documents):
         g, p, own = _view(doc, predictions[i], subset)
         m = own | _view(doc, other[i], subset)[2] if other is not None else own
-        right = (g != OUTSIDE) == (p != OUTSIDE) if binary else g == p
+        right = (g != _O) == (p != _O) if binary else g == p
         # a token only the other system's mask keeps is no error of this one
         out.append((right | ~own)[m])
     return np.concatenate(out) if out else np.array([], dtype=bool)
@@ -473,23 +497,40 @@ def _match_entities(gold: list[Entity], pred: list[Entity], match: str) -> tuple
 def _entity_triples(
     documents: Sequence[Document],
     predictions: Sequence[Sequence[str]],
-    label: str | None,
+    labels: Sequence[str | None],
     match: str,
-) -> np.ndarray:
+) -> dict[str | None, np.ndarray]:
+    """Per-document entity (tp, fp, fn) for each of ``labels`` (``None``: binary), one pass."""
     if match not in _ENTITY_MATCHES:
         raise ValueError(f"unknown match {match!r}; choose strict or overlap")
-    if label == NON_PHI_ROW:
-        raise ValueError("entities are PHI phrases; there is no entity-level non-PHI row")
-    binary = label is None or label == PHI_ROW
-    out = np.zeros((len(documents), 3), dtype=np.int64)
-    for i, (doc, labels) in enumerate(zip(documents, predictions, strict=True)):
-        g = gold_entities(doc, binary=binary)
-        p = entities_from_labels(doc.tokens, labels, binary=binary)
-        if not binary:
-            g = [e for e in g if e[2] == label]
-            p = [e for e in p if e[2] == label]
-        out[i] = _match_entities(g, sorted(p), match)
-    return out
+    if len(predictions) != len(documents):
+        raise ValueError(f"{len(predictions)} prediction lists for {len(documents)} documents")
+    wanted = [None if lab == PHI_ROW else lab for lab in labels]
+    for lab in wanted:
+        if lab == NON_PHI_ROW:
+            raise ValueError("entities are PHI phrases; there is no entity-level non-PHI row")
+        if lab is not None and lab not in LABELS:
+            raise ValueError(f"unknown label {lab!r}")
+    out = {lab: np.zeros((len(documents), 3), dtype=np.int64) for lab in wanted}
+    categories = [lab for lab in wanted if lab is not None]
+    for i, (doc, labs) in enumerate(zip(documents, predictions, strict=True)):
+        if len(labs) != len(doc.tokens):
+            raise ValueError(
+                f"{len(labs)} predicted labels for document {doc.id!r} "
+                f"with {len(doc.tokens)} tokens"
+            )
+        if None in out:
+            g = gold_entities(doc, binary=True)
+            p = entities_from_labels(doc.tokens, labs, binary=True)
+            out[None][i] = _match_entities(g, p, match)
+        if categories:
+            g_all = gold_entities(doc)
+            p_all = entities_from_labels(doc.tokens, labs)
+            for cat in categories:
+                g = [e for e in g_all if e[2] == cat]
+                p = [e for e in p_all if e[2] == cat]
+                out[cat][i] = _match_entities(g, p, match)
+    return {PHI_ROW if lab is None else lab: arr for lab, arr in out.items()}
 
 
 def entity_scores(
@@ -505,26 +546,16 @@ def entity_scores(
     :func:`gold_entities`, predicted ones from :func:`entities_from_labels`.  Category rows
     are skipped for a binary-only system, as in :func:`token_scores`.
     """
-    if len(predictions) != len(documents):
-        raise ValueError(f"{len(predictions)} prediction lists for {len(documents)} documents")
-    rows = [
-        ScoreRow.from_counts(
-            "entity",
-            "all",
-            PHI_ROW,
-            *_entity_triples(documents, predictions, None, match).sum(axis=0),
-            match=match,
-        )
+    labels: list[str] = [PHI_ROW]
+    if not _binary_only(predictions):
+        present = {lab for labs in predictions for lab in labs}
+        present |= {s.category for d in documents for s in d.spans}
+        labels += [c for c in LABELS if c in present]
+    triples = _entity_triples(documents, predictions, labels, match)
+    return [
+        ScoreRow.from_counts("entity", "all", lab, *triples[lab].sum(axis=0), match=match)
+        for lab in labels
     ]
-    predicted = {lab for labels in predictions for lab in labels}
-    if PHI in predicted and not predicted & set(LABELS):
-        return rows
-    present = predicted | {s.category for d in documents for s in d.spans}
-    for cat in LABELS:
-        if cat in present:
-            tp, fp, fn = _entity_triples(documents, predictions, cat, match).sum(axis=0)
-            rows.append(ScoreRow.from_counts("entity", "all", cat, tp, fp, fn, match=match))
-    return rows
 
 
 # --------------------------------------------------------------------------------------
@@ -549,6 +580,7 @@ def per_document_counts(
     if match is not None:
         if subset != "all":
             raise ValueError("entity-level counts are only defined on the 'all' subset")
-        return _entity_triples(documents, predictions, label, match)
+        key = PHI_ROW if label is None else label
+        return _entity_triples(documents, predictions, [key], match)[key]
     gold, pred, owners = _flatten(documents, predictions, subset)
     return _triples(gold, pred, owners, label, len(documents))

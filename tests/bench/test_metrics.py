@@ -212,6 +212,10 @@ def test_unknown_subset_and_misaligned_predictions() -> None:
         token_scores([DOC_A], [PRED_A], subset="rare")
     with pytest.raises(ValueError, match="13 predicted labels"):
         token_scores([DOC_A], [PRED_A[:-1]])
+    with pytest.raises(ValueError, match="unknown label 'NAME'"):
+        token_scores([DOC_B], [["O", "NAME", "O", "O"]])
+    with pytest.raises(ValueError, match="3 predicted labels"):
+        entity_scores([DOC_B], [["O", "O", "O"]])
     assert set(SUBSETS) == {
         "all", "ambiguous", "not_in_dictionary", "people_locations_organizations", "no_id",
     }  # fmt: skip
