@@ -210,7 +210,11 @@ def compare_all(
 ) -> list[dict[str, Any]]:
     """:func:`pairwise_tests` for every unordered pair of ``{name: (counts, correct)}``.
 
-    Rows gain ``system_a`` and ``system_b``; pairs follow the mapping's order.
+    Rows gain ``system_a`` and ``system_b``; pairs follow the mapping's order.  One
+    correctness array per system only lines up across pairs on subsets whose token set
+    does not depend on the predictions (``all``, ``ambiguous``, ``not_in_dictionary``); for
+    the others call :func:`pairwise_tests` per pair with
+    :func:`bench.metrics.token_correctness` ``(..., other=...)``.
     """
     names = list(systems)
     rows = []
