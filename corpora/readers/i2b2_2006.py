@@ -142,8 +142,10 @@ def _read_file(path: Path, collector: Leniency, seen: set[str]) -> list[Document
             raise CorpusError(f"root element is <{root.tag}>, expected <ROOT>", file=file)
         records = root.findall("RECORD")
     except CorpusError as whole:
-        if not collector.lenient:
-            if whole.record is None:
+        # Malformed XML and undecodable bytes can be pinned to one record; the rest cannot.
+        per_record = whole.reason.startswith("malformed XML") or whole.record is not None
+        if not collector.lenient or not per_record:
+            if whole.record is None and per_record:
                 # Name the bad record when one record is to blame (raises if so).
                 _records_one_by_one(data, file, collector)
             raise

@@ -99,13 +99,16 @@ def _paths(path: str) -> tuple[Path, Path]:
     return text_path, phrase_path
 
 
-def _records(data: bytes, file: str, lenient: Leniency) -> dict[str, _Record]:
-    """Record id -> record, in file order."""
+def _records(
+    data: bytes, file: str, lenient: Leniency
+) -> tuple[dict[str, _Record], set[str | None]]:
+    """Record id -> record in file order, and the ids of records that failed (lenient)."""
     records: dict[str, _Record] = {}
+    failed: set[str | None] = set()
     starts = [m.start() for m in _HEADER.finditer(data)]
     if not starts:
         lenient.fail(CorpusError("no START_OF_RECORD line", file=file, offset=0))
-        return records
+        return records, failed
     if data[: starts[0]].strip():
         raise CorpusError("text before the first START_OF_RECORD line", file=file, offset=0)
     for i, start in enumerate(starts):
@@ -117,7 +120,8 @@ def _records(data: bytes, file: str, lenient: Leniency) -> dict[str, _Record]:
             records[doc_id] = record
         except CorpusError as error:
             lenient.fail(error)
-    return records
+            failed.add(error.record)
+    return records, failed
 
 
 def _record(data: bytes, start: int, stop: int, file: str, index: int) -> tuple[str, _Record]:
@@ -157,9 +161,17 @@ def _record(data: bytes, start: int, stop: int, file: str, index: int) -> tuple[
 
 
 def _phrases(
-    data: bytes, file: str, records: dict[str, _Record], lenient: Leniency
+    data: bytes,
+    file: str,
+    records: dict[str, _Record],
+    failed: set[str | None],
+    lenient: Leniency,
 ) -> tuple[dict[str, list[Span]], dict[str, CorpusError]]:
-    """Spans per record, and the first error of every record with a bad phrase line."""
+    """Spans per record, and the first error of every record with a bad phrase line.
+
+    Phrase lines of records that already failed (lenient) are ignored: the record is
+    reported once, not once per phrase.
+    """
     spans: dict[str, list[Span]] = {doc_id: [] for doc_id in records}
     bad: dict[str, CorpusError] = {}
     byte_offset = 0
@@ -174,13 +186,17 @@ def _phrases(
             if len(head) > 1
             else None
         )
+        if doc_id in failed:
+            continue
         try:
             line = decode(raw, file=file, record=doc_id, base=line_start)
             span = _phrase(line, number, file, doc_id, records)
         except CorpusError as error:
-            if doc_id in records and doc_id not in bad:
-                bad[doc_id] = error
-            if not lenient.lenient or doc_id not in records:
+            if doc_id in records:
+                bad.setdefault(doc_id, error)  # reported when the record is dropped
+                if not lenient.lenient:
+                    raise
+            else:
                 lenient.fail(error)
             continue
         spans[doc_id].append(span)  # type: ignore[index]
@@ -236,12 +252,13 @@ def read(path: str, *, lenient: bool = False) -> ReadResult:
     """Read a PhysioNet deid directory (or its ``id.text``) into documents."""
     text_path, phrase_path = _paths(path)
     collector = Leniency(lenient)
-    records = _records(read_bytes(text_path), str(text_path), collector)
-    spans, bad = _phrases(read_bytes(phrase_path), str(phrase_path), records, collector)
+    records, failed = _records(read_bytes(text_path), str(text_path), collector)
+    spans, bad = _phrases(read_bytes(phrase_path), str(phrase_path), records, failed, collector)
     documents: list[Document] = []
     for doc_id, (text, offset, patient, note) in records.items():
         if doc_id in bad:
-            continue  # already reported (lenient) -- a strict read raised above
+            collector.fail(bad[doc_id])  # lenient: a strict read raised in _phrases
+            continue
         if not text.strip():
             collector.fail(
                 CorpusError("empty record", file=str(text_path), record=doc_id, offset=offset)
