@@ -254,8 +254,14 @@ class WinnowNetwork:
         threshold: float = 1.0,
         epochs: int = 3,
         seed: int = 0,
+        initial_weight: float = 0.5,
+        margin: float = 0.3,
     ) -> None:
         self.n_targets = n_targets
+        #: SNoW's "thick separator": promote below ``θ(1+margin)``, demote above ``θ(1-margin)``.
+        self.margin = margin
+        #: Initial weight of a linked feature, as a fraction of threshold / mean active count.
+        self.initial_weight = initial_weight
         self.promotion = promotion
         self.demotion = demotion
         self.threshold = threshold
@@ -269,11 +275,13 @@ class WinnowNetwork:
         onehot = sparse.csr_matrix((np.ones(n), (np.arange(n), y)), shape=(n, T))
         linked = (X.T @ onehot).toarray() > 0
         mean_active = max(float(np.diff(X.indptr).mean()) if n else 1.0, 1.0)
-        W = np.where(linked, self.threshold / mean_active, 0.0)
+        # Start below the threshold so that every target is shaped by promotions.
+        W = np.where(linked, self.initial_weight * self.threshold / mean_active, 0.0)
         rng = np.random.default_rng(self.seed)
         indptr, indices = X.indptr, X.indices
         targets = np.arange(T)
-        theta, up, down = self.threshold, self.promotion, self.demotion
+        up, down = self.promotion, self.demotion
+        hi, lo = self.threshold * (1 + self.margin), self.threshold * (1 - self.margin)
         for _ in range(self.epochs):
             mistakes = 0
             for i in rng.permutation(n):
@@ -282,8 +290,8 @@ class WinnowNetwork:
                     continue
                 act = W[idx].sum(0)
                 positive = targets == y[i]
-                factor = np.where(positive & (act <= theta), up, 1.0)
-                factor = np.where(~positive & (act > theta), down, factor)
+                factor = np.where(positive & (act <= hi), up, 1.0)
+                factor = np.where(~positive & (act > lo), down, factor)
                 if (factor != 1.0).any():
                     mistakes += 1
                     W[idx] *= factor
