@@ -158,9 +158,10 @@ def _span(element: str, attrib: dict[str, str], text: str, file: str, doc_id: st
     kind = attrib.get("TYPE", "")
     category = CATEGORIES.get(element, {}).get(kind)
     if category is None:
-        known = ", ".join(f"{e}/{t}" for e, types in CATEGORIES.items() for t in types)
+        known = ", ".join(CATEGORIES.get(element, CATEGORIES))
         raise CorpusError(
-            f"unknown category {element}/{kind or '(no TYPE)'}; known: {known}",
+            f"unknown category {element}/{kind or '(no TYPE)'}; known "
+            f"{'TYPEs' if element in CATEGORIES else 'elements'}: {known}",
             file=file,
             record=doc_id,
             offset=start,

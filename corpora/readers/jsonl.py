@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,20 +69,20 @@ def write_jsonl(
     return len(lines)
 
 
-def _require(value: Any, kind: type | tuple[type, ...], what: str, where: dict[str, Any]) -> Any:
-    # bool is an int in Python; offsets must be real integers.
+_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
+
+
+def _require(value: Any, kind: type, what: str, where: dict[str, Any]) -> Any:
+    """``value`` if it has JSON type ``kind`` (booleans are not integers), else an error."""
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise CorpusError(f"{what} must be {_type_name(kind)}", **where)
+        raise CorpusError(f"{what} must be {_TYPE_NAMES[kind]}", **where)
     return value
 
 
-def _type_name(kind: type | tuple[type, ...]) -> str:
-    names = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
-    return names.get(kind, str(kind)) if isinstance(kind, type) else "valid"
-
-
-def _items(obj: dict[str, Any], key: str, fields: tuple[str, str, str], where: dict[str, Any]):
-    """(start, end, label, index) for every entry of ``obj[key]``, type-checked."""
+def _items(
+    obj: dict[str, Any], key: str, fields: tuple[str, str, str], where: dict[str, Any]
+) -> Iterator[tuple[int, int, str]]:
+    """(start, end, label) for every entry of ``obj[key]``, type-checked."""
     entries = _require(obj.get(key, []), list, f"{key!r}", where)
     for i, entry in enumerate(entries):
         what = f"{key}[{i}]"

@@ -225,7 +225,7 @@ def _dir14(edit: Callable[[bytes], bytes], name: str = "110-01.xml"):
 
 
 _X06 = DATA / "i2b2_2006.xml"
-_X14 = DATA / "i2b2_2014" / "110-01.xml"
+_X14 = DATA / "i2b2_2014" / "110-01.xml"  # its CITY tag starts at 170
 _GOOD_JSONL = (
     '{"id": "j1", "text": "Dr. Roe saw him.", "spans": [{"start": 4, "end": 7, '
     '"category": "DOCTOR"}]}\n'
@@ -254,21 +254,21 @@ BAD = {
         _file(_X06, _rep("</PHI> in two weeks", "</PHX> in two weeks")),
         "malformed XML",
         "102",
-        None,
+        _X06.read_text().index("</PHI> in two weeks") + 2,
     ),
     "2014-malformed-xml": (
         "i2b2-2014",
         _dir14(_rep('TYPE="AGE"', 'TYPE="AGE')),
         "malformed XML",
         "110-01",
-        None,
+        _X14.read_text().index('TYPE="AGE"') + len('TYPE="AGE comment="'),
     ),
     "jsonl-malformed-json": (
         "jsonl",
         _jsonl(_rep('"j2",', '"j2"')),
         "invalid JSON",
         "line 2",
-        None,
+        _GOOD_JSONL.index('"j2",') + 5,
     ),
     "physionet-unterminated-record": (
         "physionet",
@@ -365,14 +365,14 @@ BAD = {
         _dir14(_rep('TYPE="CITY"', 'TYPE="TOWN"')),
         "unknown category LOCATION/TOWN",
         "110-01",
-        None,
+        170,
     ),
     "2014-element-type-mismatch": (
         "i2b2-2014",
         _dir14(_rep('<LOCATION id="P10"', '<NAME id="P10"')),
         "unknown category NAME/CITY",
         "110-01",
-        None,
+        170,
     ),
     "jsonl-category": (
         "jsonl",
@@ -459,10 +459,7 @@ def test_bad_input_raises_located_error(case: str, tmp_path: Path) -> None:
     assert reason.lower() in error.reason.lower()
     assert error.record == record
     assert error.file is not None and Path(error.file).is_relative_to(tmp_path)
-    if offset is not None:
-        assert error.offset == offset
-    else:
-        assert error.offset is not None or "category" in reason
+    assert error.offset == offset
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
@@ -560,3 +557,48 @@ def test_physionet_through_load_corpus_token_counts(physionet_dir: Path) -> None
     assert counts["DATE"] > 0 and counts["LOCATION"] > 0 and counts["PHONE"] > 0
     assert counts["HOSPITAL"] == 0  # folded into Location by the corpus
     print({label: n for label, n in sorted(counts.items())})  # counts only, no PHI
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (
+            '{"id": "k", "text": "abc", "spans": [{"start": "0", "end": 1, "category": "ID"}]}',
+            "spans[0].start must be an integer",
+        ),
+        (
+            '{"id": "k", "text": "abc", "spans": [{"start": true, "end": 1, "category": "ID"}]}',
+            "spans[0].start must be an integer",
+        ),
+        ('{"id": "k", "text": "abc", "span": []}', "unknown keys ['span']"),
+        (
+            '{"id": "k", "text": "abc", "marks": [{"start": 0, "end": 9, "flag": "x"}]}',
+            "mark 0-9 outside the text",
+        ),
+        ('{"id": "k", "text": 5}', "'text' must be a string"),
+        ('["k", "abc"]', "line 1 must be an object"),
+    ],
+)
+def test_jsonl_field_errors(line: str, reason: str, tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(CorpusError) as info:
+        jsonl.read(str(path))
+    assert reason in info.value.reason
+
+
+def test_duplicate_ids_are_errors(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text(_GOOD_JSONL + _GOOD_JSONL.splitlines()[0] + "\n")
+    with pytest.raises(CorpusError, match="duplicate record id") as info:
+        jsonl.read(str(path))
+    assert info.value.record == "j1"
+
+
+def test_physionet_malformed_phrase_line(tmp_path: Path) -> None:
+    path = _physionet(phrase_edit=_rep("7 1 20 22 Age 92", "7 1 twenty 22 Age 92"))(tmp_path)
+    with pytest.raises(CorpusError, match="line 10: start/end are not integers") as info:
+        physionet.read(str(path))
+    assert info.value.record == "7-1"
+    result = physionet.read(str(path), lenient=True)
+    assert [d.id for d in result.documents] == ["1-1", "1-2"] and len(result.skipped) == 1
