@@ -39,6 +39,7 @@ Deviations, stated so results are read correctly:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -76,6 +77,7 @@ UNK = "_UNK_"
 _UNK_ID, _BOS_ID = 0, 1
 
 
+@functools.lru_cache(maxsize=200_000)
 def word_feature(word: str, first: bool = False) -> str:
     """Bikel et al.'s word feature of ``word`` (``first``: it starts the sentence).
 
@@ -173,13 +175,22 @@ class IdentiFinderHMM(System):
         #: Accepted for a uniform interface; training and decoding are deterministic.
         self.seed = seed
 
+    #: Documents decoded as one sequence (bounds the ``(n, K, K)`` score array's memory).
+    _BATCH_DOCUMENTS: ClassVar[int] = 64
+
     # ------------------------------------------------------------------ encoding
     def _encode(
-        self, doc: Document, *, training: bool = False
+        self, docs: Sequence[Document], *, training: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Word ids, feature ids, item ids (``-1``: unseen ⟨w,f⟩) and sentence starts."""
-        toks = doc.tokens
+        """Word ids, feature ids, item ids (``-1``: unseen ⟨w,f⟩) and sentence starts of the
+        documents' tokens, concatenated (each document starts a sentence)."""
+        toks: list[Token] = []
+        doc_starts = []
+        for doc in docs:
+            doc_starts.append(len(toks))
+            toks.extend(doc.tokens)
         starts = _sentence_starts(toks)
+        starts[[i for i in doc_starts if i < len(toks)]] = True
         vocab = self.vocab_
         words = np.fromiter(
             (vocab.get(t.text.lower(), _UNK_ID) for t in toks), dtype=np.int64, count=len(toks)
@@ -238,7 +249,7 @@ class IdentiFinderHMM(System):
         end_counts = np.zeros(K)
 
         for doc in docs:
-            words, feats, items, starts = self._encode(doc, training=True)
+            words, feats, items, starts = self._encode([doc], training=True)
             labels = [state_id[t.label] for t in doc.tokens]
             n = len(labels)
             np.add.at(word_counts, (words, labels), 1)
@@ -333,12 +344,20 @@ class IdentiFinderHMM(System):
         table, found = self.trans_.lookup(prev_words)
         return np.where(found[:, None, None], table, self.log_trans_default_[None])
 
-    def _scores(self, doc: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Initial scores ``(K,)``, step scores ``(n, K, K)`` and final scores ``(K,)``."""
+    def _scores(
+        self, docs: Sequence[Document]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Scores of the documents' concatenated tokens: per sentence the initial ``(K,)`` and
+        final ``(K,)`` scores, per token the step score ``(K, K)`` from the previous token,
+        and the sentence lengths.
+
+        Batching documents removes the per-document overhead of the numpy calls; sentences
+        are decoded independently, exactly as in Bikel's model.
+        """
         K = len(self.states_)
         START = END = K
         X = self.n_items_
-        words, feats, items, starts = self._encode(doc)
+        words, feats, items, starts = self._encode(docs)
         n = len(words)
         p_wf = self.p_word_[words] * self.p_feat_[feats]
         p_uni = self.item_spec_[items] + (1 - self.lam_u_) * p_wf
@@ -362,46 +381,72 @@ class IdentiFinderHMM(System):
         log_t = self._log_transitions(prev_words)  # history: the previous token's word
         bos = self.log_trans_bos_
 
+        # Step scores from token i-1 to token i inside a sentence: a new instance (end the
+        # previous class, transition, first word) or, on the diagonal, the within-class bigram.
         steps = np.empty((n, K, K))
         if n > 1:
-            within = (
-                log_end[:-1, :, None] + log_t[1:, :K, :K] + log_first[1:, :K, :]
-            )  # new instance
+            steps[1:] = log_end[:-1, :, None] + log_t[1:, :K, :K] + log_first[1:, :K, :]
             diag = np.arange(K)
-            within[:, diag, diag] = np.maximum(within[:, diag, diag], log_cont[1:])
-            across = (log_end[:-1] + log_t[1:, :K, END])[:, :, None] + (
-                bos[START, :K] + log_first[1:, START, :]
-            )[:, None, :]
-            steps[1:] = np.where(starts[1:, None, None], across, within)
-        init = bos[START, :K] + log_first[0, START]
-        last_t = self._log_transitions(words[-1:])[0]
-        final = log_end[-1] + last_t[:K, END]
-        return init, steps, final
+            steps[1:, diag, diag] = np.maximum(steps[1:, diag, diag], log_cont[1:])
+        # Sentence boundaries: START -> first class, last class -> END.
+        first_tok = np.flatnonzero(starts)
+        last_tok = np.append(first_tok[1:] - 1, n - 1)
+        init = bos[START, :K][None, :] + log_first[first_tok, START]
+        final = log_end[last_tok] + self._log_transitions(words[last_tok])[:, :K, END]
+        return init, steps, final, last_tok - first_tok + 1
 
-    def _viterbi(self, init: np.ndarray, steps: np.ndarray, final: np.ndarray) -> list[int]:
-        n, K = steps.shape[0], init.shape[0]
+    @staticmethod
+    def _viterbi(
+        init: np.ndarray, steps: np.ndarray, final: np.ndarray, lengths: np.ndarray
+    ) -> np.ndarray:
+        """Best class sequence of every sentence, all sentences decoded in lock-step.
+
+        Sentences are independent (Bikel's model restarts at START-OF-SENTENCE), so the
+        recursion runs over positions *within* sentences: sentences sorted longest first are
+        a shrinking prefix at each position, and the Python loop is as long as the longest
+        sentence, not the document.
+        """
+        n, K = steps.shape[0], steps.shape[1]
+        n_sent = init.shape[0]
+        first_tok = np.empty(n_sent, dtype=np.int64)
+        first_tok[0] = 0
+        np.cumsum(lengths[:-1], out=first_tok[1:])
+        order = np.argsort(-lengths, kind="stable")
+        starts_sorted = first_tok[order]
+        len_sorted = lengths[order]
+        max_len = int(len_sorted[0])
+        # sentences longer than t
+        active = np.searchsorted(-len_sorted, -np.arange(max_len), side="left")
         back = np.zeros((n, K), dtype=np.int64)
-        delta = init
-        cols = np.arange(K)
-        for i in range(1, n):
-            m = delta[:, None] + steps[i]
-            best = m.argmax(0)
-            back[i] = best
-            delta = m[best, cols]
-        state = int((delta + final).argmax())
-        path = [state]
-        for i in range(n - 1, 0, -1):
-            state = int(back[i, state])
-            path.append(state)
-        path.reverse()
+        delta = init[order].copy()
+        for t in range(1, max_len):
+            c = int(active[t])
+            tok = starts_sorted[:c] + t
+            m = delta[:c, :, None] + steps[tok]
+            best = m.argmax(1)
+            back[tok] = best
+            delta[:c] = np.take_along_axis(m, best[:, None, :], 1)[:, 0, :]
+        state = (delta + final[order]).argmax(1)
+        path = np.empty(n, dtype=np.int64)
+        for t in range(max_len - 1, -1, -1):
+            c = int(active[t])
+            tok = starts_sorted[:c] + t
+            path[tok] = state[:c]
+            if t:
+                state[:c] = back[tok, state[:c]]
         return path
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
         out: list[list[str]] = []
-        for doc in documents:
-            if not doc.tokens:
-                out.append([])
+        docs = list(documents)
+        for b in range(0, len(docs), self._BATCH_DOCUMENTS):
+            batch = docs[b : b + self._BATCH_DOCUMENTS]
+            if not any(d.tokens for d in batch):
+                out.extend([] for _ in batch)
                 continue
-            path = self._viterbi(*self._scores(doc))
-            out.append([self.states_[s] for s in path])
+            labels = [self.states_[s] for s in self._viterbi(*self._scores(batch)).tolist()]
+            offset = 0
+            for doc in batch:
+                out.append(labels[offset : offset + len(doc.tokens)])
+                offset += len(doc.tokens)
         return out

@@ -151,3 +151,24 @@ def test_probabilities_are_normalized(model: IdentiFinderHMM) -> None:
     for row in np.exp(model.log_trans_default_):
         assert row.sum() == pytest.approx(1.0)
     assert model.p_word_.sum(0) == pytest.approx(np.ones(len(model.states_)))
+
+
+def test_lockstep_viterbi_matches_brute_force(model: IdentiFinderHMM) -> None:
+    import itertools
+
+    docs = [Document("a", "Dr. Kowalski saw Taylor. Patient ok."), Document("b", "Mercy Hospital.")]
+    init, steps, final, lengths = model._scores(docs)
+    path = model._viterbi(init, steps, final, lengths)
+    K = len(model.states_)
+    start = 0
+    for s, length in enumerate(lengths.tolist()):
+
+        def score(seq: tuple[int, ...], s: int = s, start: int = start) -> float:
+            total = init[s, seq[0]] + final[s, seq[-1]]
+            for t in range(1, len(seq)):
+                total += steps[start + t, seq[t - 1], seq[t]]
+            return float(total)
+
+        best = max(itertools.product(range(K), repeat=length), key=score)
+        assert path[start : start + length].tolist() == list(best)
+        start += length
