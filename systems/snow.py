@@ -27,7 +27,10 @@ Winnow (Littlestone 1988, as in SNoW): positive weights; a target predicts posit
 summed weights of its active features exceed ``threshold``; on a missed positive the active
 weights are multiplied by ``promotion``, on a false positive by ``demotion``.  As in SNoW the
 network is *sparse*: a feature is linked to a target only if it was active in a training
-example of that target, and unlinked features never contribute.
+example of that target, and unlinked features never contribute.  Training uses SNoW's "thick
+separator" (promote below ``θ(1+margin)``, demote above ``θ(1-margin)``) and starts linked
+weights below the threshold; without both, one-vs-all nodes over ~40 active features start
+above ``θ`` and never learn which context features matter.
 
 Deviations, stated so results are read correctly:
 
@@ -388,6 +391,7 @@ class SnowNER(System):
         demotion: float = 0.8,
         threshold: float = 1.0,
         epochs: int = 3,
+        margin: float = 0.3,
         inference_weight: float = 1.0,
         use_pos: bool = True,
         dictionaries: str | None = None,
@@ -397,6 +401,8 @@ class SnowNER(System):
         self.demotion = demotion
         self.threshold = threshold
         self.epochs = epochs
+        #: Thickness of the Winnow separator, as a fraction of the threshold.
+        self.margin = margin
         #: Weight of the sentence-level compatibility term (0 = no global inference).
         self.inference_weight = inference_weight
         #: POS-tag features (NLTK); off only for environments without the tagger.
@@ -413,6 +419,7 @@ class SnowNER(System):
             threshold=self.threshold,
             epochs=self.epochs,
             seed=self.seed + seed_offset,
+            margin=self.margin,
         )
 
     def _token_rows(self, documents: Sequence[Document]) -> list[list[TokenFeatures]]:
