@@ -21,6 +21,7 @@ Backends:
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -130,6 +131,7 @@ def _dask(
     desc: str,
     on_result: Callable[[int, R], None] | None,
 ) -> list[R]:
+    timeout = os.environ.get("DEID_BENCH_DASK_TIMEOUT", "10s")
     if not scheduler:
         raise BackendError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     try:
@@ -139,7 +141,7 @@ def _dask(
             "the dask backend needs dask.distributed: pip install 'deid-bench[dask]'"
         ) from exc
     try:
-        client = Client(scheduler, timeout="10s", set_as_default=False)
+        client = Client(scheduler, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise BackendError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from exc
     try:
@@ -149,13 +151,14 @@ def _dask(
             client.submit(_indexed, func, i, args, pure=False) for i, args in enumerate(tasks)
         ]
         results: list[Any] = [None] * len(tasks)
-        for fut in progress(
-            as_completed(futures), total=len(futures), desc=desc, enabled=show_progress
-        ):
-            i, r = fut.result()
-            if on_result is not None:
-                on_result(i, r)
-            results[i] = r
+        with client.as_current():
+            for fut in progress(
+                as_completed(futures), total=len(futures), desc=desc, enabled=show_progress
+            ):
+                i, r = fut.result()
+                if on_result is not None:
+                    on_result(i, r)
+                results[i] = r
         return results
     finally:
         client.close()

@@ -346,7 +346,7 @@ def _run_cells(
     cells: Sequence[tuple[Split, str]],
 ) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
-    warmed = not getattr(system_cls, "requires_training", True)
+    warmed = not _uses_nlp(system_cls)
     for split, key in cells:
         test = [test_docs[i] for i in split.test]
         base = dict(
@@ -485,9 +485,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                     worker_env,
                 )
             )
-    pending = [
-        t for t in tasks if t[0].requires_training and any(not _in_cache(k) for _, k in t[4])
-    ]
+    pending = [t for t in tasks if _uses_nlp(t[0]) and any(not _in_cache(k) for _, k in t[4])]
     if pending:  # tag only when some trained system still has a cell to compute
         warm_nlp_cache(list(corpora.values()), config.show_progress)
     workers = (os.cpu_count() or 1) if config.jobs == -1 else config.jobs
@@ -542,6 +540,12 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         started=started,
         wall_seconds=time.perf_counter() - t0,
     )
+
+
+def _uses_nlp(system_cls: type) -> bool:
+    """Whether to POS-tag for this system first: trained systems do, unless they say
+    ``uses_nlp = False`` (an optional class attribute; rule systems never need it)."""
+    return bool(getattr(system_cls, "uses_nlp", system_cls.requires_training))
 
 
 def _in_cache(key: str) -> bool:

@@ -47,6 +47,7 @@ class MemorySystem(System):
     name = "toy-memory"
     description = "test fixture: memorized PHI words"
     requires_training = True
+    uses_nlp = False  # no POS tags needed: keeps the tests free of NLTK start-up time
 
     def __init__(self, min_count: int = 1) -> None:
         self.min_count = min_count

@@ -1,0 +1,95 @@
+"""Backends: sequential, joblib and dask give the same results, in task order."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.execution import BackendError, execute, resolve_backend
+from bench.runner import RunConfig, run
+from tests.bench.toy import make_corpus
+
+
+def square_plus(x: int, y: int) -> int:
+    return x * x + y
+
+
+TASKS = [(i, 10 * i) for i in range(7)]
+EXPECTED = [square_plus(*t) for t in TASKS]
+
+
+def test_resolve_backend() -> None:
+    assert resolve_backend(None, 1) == "sequential"
+    assert resolve_backend(None, 4) == "joblib"
+    assert resolve_backend("dask", 1) == "dask"
+    with pytest.raises(BackendError):
+        resolve_backend("spark", 1)
+
+
+def test_sequential_and_joblib_agree_and_report_each_result() -> None:
+    seen: list[int] = []
+    assert execute(square_plus, TASKS, show_progress=False, on_result=lambda i, r: seen.append(i))
+    assert sorted(seen) == list(range(7))
+    assert execute(square_plus, TASKS, show_progress=False) == EXPECTED
+    assert execute(square_plus, TASKS, jobs=2, show_progress=False) == EXPECTED
+
+
+def test_dask_needs_a_scheduler() -> None:
+    with pytest.raises(BackendError, match="--scheduler"):
+        execute(square_plus, TASKS, backend="dask", show_progress=False)
+
+
+def test_unreachable_scheduler_is_a_backend_error(monkeypatch) -> None:
+    pytest.importorskip("distributed")
+    monkeypatch.setenv("DEID_BENCH_DASK_TIMEOUT", "1s")
+    with pytest.raises(BackendError, match="cannot reach"):
+        execute(
+            square_plus,
+            TASKS,
+            backend="dask",
+            scheduler="tcp://127.0.0.1:9",
+            show_progress=False,
+        )
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def test_dask_backend_matches_sequential(local_cluster: str) -> None:
+    got = execute(
+        square_plus, TASKS, backend="dask", scheduler=local_cluster, show_progress=False
+    )
+    assert got == EXPECTED
+
+
+def _scores(result) -> list[tuple]:
+    df = result.results.sort_values(["system", "level", "match", "subset", "label"])
+    return [tuple(r) for r in df.drop(columns=["f1_ci_low", "f1_ci_high"]).itertuples(index=False)]
+
+
+def test_runner_results_identical_on_every_backend(toy_systems, local_cluster, monkeypatch) -> None:
+    corpus = make_corpus(9)
+    monkeypatch.setenv("DEID_BENCH_NO_CACHE", "1")  # every backend really computes
+    base = dict(
+        systems=["toy-capitals,toy-memory"],
+        corpora=["toy"],
+        folds=3,
+        show_progress=False,
+        n_resamples=50,
+        n_shuffles=50,
+    )
+    sequential = run(RunConfig(**base), {"toy": corpus})
+    joblib = run(RunConfig(**base, jobs=2), {"toy": corpus})
+    dask = run(RunConfig(**base, backend="dask", scheduler=local_cluster), {"toy": corpus})
+    assert not sequential.failures and not joblib.failures and not dask.failures
+    assert _scores(sequential) == _scores(joblib) == _scores(dask)
+    assert sequential.results.equals(dask.results)
+    assert sequential.significance.equals(joblib.significance)
