@@ -242,6 +242,8 @@ def reshape(text: str, rng: random.Random) -> str:
     return "".join(out)
 
 
+#: Per-document date shifts in days (never a near no-op).
+_SHIFTS = tuple(d for d in range(-400, 401) if abs(d) > 20)
 _NAME_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\-]*\.?|[^A-Za-z\s]+")
 
 
@@ -256,7 +258,7 @@ class SurrogateFactory:
     def __init__(self, rng: random.Random, pools: Pools | None = None) -> None:
         self.rng = rng
         self.pools = pools or default_pools()
-        self.shift = dt.timedelta(days=rng.choice([d for d in range(-400, 401) if abs(d) > 20]))
+        self.shift = dt.timedelta(days=rng.choice(_SHIFTS))
         self.memory: dict[tuple[str, str], str] = {}
 
     # -- new values -------------------------------------------------------------------
@@ -341,9 +343,8 @@ class SurrogateFactory:
         return _join_like(text, parts, out)
 
     def replace_location(self, text: str, make: Callable[[], str] | None = None) -> str:
-        states = {s.lower() for s in self.pools.states}
         if make is None:
-            make = self.state if text.lower() in states else self.city
+            make = self.state if text.lower() in _lower_set(self.pools.states) else self.city
         return apply_case(self._remember("location", text, make), case_style(text))
 
     def replace_hospital(self, text: str, make: Callable[[], str] | None = None) -> str:
@@ -386,6 +387,11 @@ class SurrogateFactory:
         if category == "AGE":
             return self.replace_age(text)
         return self.replace_number(text, "OTHER")
+
+
+@lru_cache(maxsize=8)
+def _lower_set(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w.lower() for w in words)
 
 
 def _join_like(text: str, parts: Sequence[str], new_parts: Sequence[str]) -> str:
