@@ -412,7 +412,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from corpora.nlp import MissingResourceError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, already printed)
+        return int(exc.code or 0)
     args._argv = ["python", "-m", "bench", *argv] if argv is not None else None
     try:
         if getattr(args, "dictionaries", None):
