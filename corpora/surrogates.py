@@ -360,6 +360,9 @@ class SurrogateFactory:
             return self._remember("date", text, lambda: reshape(text, self.rng))
         date, fmt = parsed
         new = render_date(date + self.shift, fmt)
+        if new.lower() == text.lower():  # a year or month alone: move it visibly
+            step = dt.timedelta(days=366 if fmt == "yyyy" else 31)
+            new = render_date(date + self.shift + (step if self.shift.days > 0 else -step), fmt)
         return apply_case(new, case_style(text)) if not text[:1].isdigit() else new
 
     def replace_number(self, text: str, kind: str) -> str:

@@ -67,7 +67,7 @@ from corpora.surrogates import (
 )
 
 #: Bump whenever a variant's output for a given input changes (invalidates the cache).
-VARIANTS_VERSION = 1
+VARIANTS_VERSION = 2
 #: Categories whose words can be "in a dictionary" (Table 10 counts only these).
 NAME_CATEGORIES = frozenset({"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"})
 
@@ -115,10 +115,10 @@ AMBIGUOUS_FIRST_NAMES: dict[str, str] = {
     "Will": "Will continue current plan.",
     "Hope": "Family expresses hope for recovery.",
     "Rose": "Temp rose to 101.2 overnight.",
-    "Mark": "Marked improvement in edema.",
+    "Mark": "Mark the site with a marker before the tap.",
     "Bill": "Bill questions referred to SW.",
     "Pat": "Pat dry and apply duoderm.",
-    "Ray": "X-ray of chest ordered.",
+    "Ray": "Gamma ray exposure denied.",
     "Frank": "Frank blood from NGT.",
     "Gene": "Gene testing sent.",
     "Grace": "Grace period for insurance discussed by case management.",
