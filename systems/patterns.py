@@ -1,0 +1,542 @@
+"""Regular expressions and shared rule machinery of the two rule-based baselines.
+
+Both rule systems -- the heuristic+dictionary baseline (Douglass 2005, as described by
+Sibanda & Uzuner 2006, §4.1) and the MIMIC / PhysioNet de-identifier (Neamatullah et al.
+2008; Tafvizi 2011, §2.5) -- find dates, telephone numbers, identifiers and ages with
+surface patterns.  The patterns live here, once, as named :class:`Pattern` objects grouped
+in families; each system picks the families its paper describes:
+
+====================  ===========================================================  =========
+family                source                                                       used by
+====================  ===========================================================  =========
+:data:`DATE_TABLE`    Tafvizi 2011, Table 2.2 (mm/dd/yy, yyyy/mm/dd, dd month yy)  both
+:data:`DATE_EXTRA`    the deid 1.1 program's additional date rules: mm/dd without  both
+                      a year, month-name dates without a year, '84-style years
+:data:`PHONE_TABLE`   Tafvizi 2011, Table 2.3                                      both
+:data:`PAGER`         deid 1.1's pager-number rule ("pager # 12345")               mimic
+:data:`SSN_TABLE`     Tafvizi 2011, Table 2.4                                      both
+:data:`RECORD_IDS`    medical-record / unit numbers after an explicit cue          heuristic
+:data:`AGE_TABLES`    Tafvizi 2011, Tables 2.5-2.6 (ages 90-125 with a phrase)     mimic
+====================  ===========================================================  =========
+
+Patterns run over the raw note text (one scan per pattern, no per-token regex); their
+character spans are then projected onto the token interface by :func:`label_tokens`, which
+labels every token that overlaps a match.  Year-only dates, whose Table 2.2 row applies
+"only if preceding or following text includes the name of a medical event", need token
+context and are handled by :func:`year_tokens`.
+
+The module also holds the token-level helpers both systems use: :class:`PhraseIndex`
+(multi-word dictionary entries such as "Sacred Heart" matched against token sequences)
+and :func:`lookup_form` (the normalized form of a token used for dictionary look-ups).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from corpora.model import OUTSIDE
+
+if TYPE_CHECKING:
+    from corpora.model import Token
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatch:
+    """A character span a rule marked as PHI, with the label and the rule that fired."""
+
+    start: int
+    end: int
+    label: str
+    rule: str
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One surface pattern: a compiled regex, the PHI group, and an optional validator.
+
+    ``group`` names the part of the match that is PHI (context words such as "pager #" or
+    "age" are matched but not marked); ``check`` rejects matches whose numbers are out of
+    range (month 13, day 32), which keeps the patterns short and readable.
+    """
+
+    rule: str
+    label: str
+    regex: re.Pattern[str]
+    group: int | str = 0
+    check: Callable[[re.Match[str]], bool] | None = None
+
+    def finditer(self, text: str) -> Iterable[RuleMatch]:
+        check = self.check
+        group = self.group
+        for m in self.regex.finditer(text):
+            if check is not None and not check(m):
+                continue
+            start, end = m.span(group)
+            if start < end:
+                yield RuleMatch(start, end, self.label, self.rule)
+
+
+# --------------------------------------------------------------------------- validators
+
+
+def _valid_md(month: str, day: str) -> bool:
+    return 1 <= int(month) <= 12 and 1 <= int(day) <= 31
+
+
+def _check_mdy(m: re.Match[str]) -> bool:
+    a, b = m.group("a"), m.group("b")
+    # mm/dd/(yy)yy or dd/mm/(yy)yy (Table 2.2, rows 1-2); not "psv 12/5/40%"
+    if m.string.startswith("%", m.end()):
+        return False
+    return _valid_md(a, b) or _valid_md(b, a)
+
+
+def _check_ymd(m: re.Match[str]) -> bool:
+    a, b = m.group("a"), m.group("b")
+    # (yy)yy/mm/dd or (yy)yy/dd/mm (Table 2.2, rows 3-4)
+    return _valid_md(a, b) or _valid_md(b, a)
+
+
+#: Words shortly before "5/5" or "10/5" that make it a ventilator setting, not a date.
+_SETTING_CONTEXT = re.compile(
+    r"\b(?:psv?|cpap|bipap|peep|vent|imv|simv|a/?c|settings?|flow-?by|support|wean(?:ed|ing)?"
+    r"|ips|ipap|epap|ps/peep|trach\s+mask|np|nc)\b",
+    _I,
+)
+_RESP_CONTEXT = re.compile(
+    r"\b(?:resp|vent\w*|cpap|bi-?pap|psv?|peep|ips|simv|imv|trial(?:ed)?|mask|intubated|"
+    r"extubated|abg|fio2|tv|settings?|wean\w*|pulm)\b",
+    _I,
+)
+_PAIN_BEFORE = re.compile(r"\b(?:pain|cp|angina|discomfort)\b", _I)
+_WEAN_TO = re.compile(r"\bwean(?:ed|ing)?\s+(?:down\s+)?to\s*$", _I)
+_PAIN_AFTER = re.compile(r"\s*(?:pain|cp|angina|scale|chest|ha\b|headache)", _I)
+_FRACTIONS = frozenset({("1", "2"), ("1", "3"), ("2", "3"), ("1", "4"), ("3", "4")})
+
+
+def _not_setting(m: re.Match[str]) -> bool:
+    """Reject "psv 10/5", "cpap 5/5", "1/2 hour" and "8/10 pain": ICU notes use slashes for
+    ventilator settings, fractions and pain scores far more often than for dates."""
+    a, b = m.group("a"), m.group("b")
+    if (a, b) in _FRACTIONS:
+        return False
+    start = m.start()
+    before = m.string[max(0, start - 25) : start]
+    if int(b) <= 20 and (
+        _SETTING_CONTEXT.search(before, max(0, len(before) - 12)) or _WEAN_TO.search(before)
+    ):
+        return False
+    # "PS/PEEP" pairs ("trialed on 5/5", "bipap 10/5"): support >= a usual PEEP, with a
+    # respiratory word nearby
+    if int(b) <= int(a) <= 25 and b in ("5", "6", "8", "10"):
+        wider = m.string[max(0, start - 60) : start]
+        if _RESP_CONTEXT.search(wider):
+            return False
+    if b == "10" and (_PAIN_AFTER.match(m.string, m.end()) or _PAIN_BEFORE.search(before)):
+        return False
+    return True
+
+
+def _check_md(m: re.Match[str]) -> bool:
+    return _valid_md(m.group("a"), m.group("b")) and _not_setting(m)
+
+
+def _check_my(m: re.Match[str]) -> bool:
+    # mm/yy: a month and a two-digit number that cannot be a day ("avr 8/88")
+    return 1 <= int(m.group("a")) <= 12 and int(m.group("b")) > 31
+
+
+def _check_day(m: re.Match[str]) -> bool:
+    day = m.group("day")
+    return day is None or 1 <= int(day) <= 31
+
+
+# --------------------------------------------------------------------------- dates
+
+#: Month names and abbreviations (with an optional period).
+MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_ORD = r"(?:st|nd|rd|th)?"
+_YEAR = r"(?:'?\d{4}|'\d{2}|\d{2}(?!\d))"
+#: Digits that must not touch a number on the left (so "120/80/7.5" is not a date).
+_NOT_AFTER = r"(?<![\w/:\-])(?<![\d/]\.)"
+_NOT_BEFORE = r"(?![\w/]|\.\d|-\d|:\d)"
+
+DATE_TABLE: tuple[Pattern, ...] = (
+    Pattern(
+        "date.mdy",
+        "DATE",
+        re.compile(
+            r"(?<![\d/.:\-])(?P<a>\d{1,2})(?P<s>[/\-.])(?P<b>\d{1,2})(?P=s)(?:\d{4}|\d{2})(?!\d)"
+        ),
+        check=_check_mdy,
+    ),
+    Pattern(
+        "date.ymd",
+        "DATE",
+        re.compile(
+            _NOT_AFTER + r"(?:\d{4}|\d{2})(?P<s>[/\-])(?P<a>\d{1,2})(?P=s)(?P<b>\d{1,2})(?!\d)"
+        ),
+        check=_check_ymd,
+    ),
+    Pattern(
+        "date.day_month_year",
+        "DATE",
+        re.compile(
+            r"(?<![\w/])(?P<day>\d{1,2})"
+            + _ORD
+            + r"(?:\s+of)?[\s\-]+"
+            + MONTH
+            + r",?[\s\-]+"
+            + _YEAR,
+            _I,
+        ),
+        check=_check_day,
+    ),
+    Pattern(
+        "date.month_day_year",
+        "DATE",
+        re.compile(
+            r"\b" + MONTH + r"\s+(?P<day>\d{1,2})" + _ORD + r",?\s+" + _YEAR + r"(?![\d:])",
+            _I,
+        ),
+        check=_check_day,
+    ),
+    Pattern(
+        "date.month_year",
+        "DATE",
+        re.compile(r"\b" + MONTH + r",?\s+(?:of\s+)?(?:19|20)\d\d(?!\d)", _I),
+    ),
+)
+
+DATE_EXTRA: tuple[Pattern, ...] = (
+    # mm/dd without a year: the commonest date in ICU notes ("admitted 8/23"); doses such as
+    # "1/2 tab" or "1/2NS" and ratios are excluded by the unit look-ahead.
+    Pattern(
+        "date.md",
+        "DATE",
+        re.compile(
+            _NOT_AFTER
+            + r"(?P<a>\d{1,2})/(?P<b>\d{1,2})"
+            + _NOT_BEFORE
+            + r"(?!\s*(?:%|mg|mcg|meq|cc|ml|l\b|tab|strength|ns\b|units?\b|dose|amp))",
+            _I,
+        ),
+        check=_check_md,
+    ),
+    # mm/yy: "avr 8/88", "ca (12/93)".
+    Pattern(
+        "date.my",
+        "DATE",
+        re.compile(_NOT_AFTER + r"(?P<a>\d{1,2})/(?P<b>\d{2})" + _NOT_BEFORE),
+        check=_check_my,
+    ),
+    # Month names after "in", "since": "admitted in sept.".
+    Pattern(
+        "date.month",
+        "DATE",
+        re.compile(r"\b(?:in|since|during|early|late|mid|of|by)\s+(" + MONTH + r")(?!\w)", _I),
+        group=1,
+    ),
+    # "march 21", "may 16th", "21 oct" -- a month name with a day but no year.
+    Pattern(
+        "date.month_day",
+        "DATE",
+        re.compile(
+            r"\b" + MONTH + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?![\d:/.]|\s*(?:mg|cc|ml|am|pm)\b)",
+            _I,
+        ),
+        check=_check_day,
+    ),
+    Pattern(
+        "date.day_month",
+        "DATE",
+        re.compile(
+            r"(?<![\w/.])(?P<day>\d{1,2})" + _ORD + r"(?:\s+of)?[\s\-]+" + MONTH + r"(?!\w)", _I
+        ),
+        check=_check_day,
+    ),
+    # Full month names on their own ("admitted in september"); "may" and "march" are verbs too.
+    Pattern(
+        "date.month",
+        "DATE",
+        re.compile(
+            r"\b(?:january|february|april|june|july|august|september|october|november"
+            r"|december)\b",
+            _I,
+        ),
+    ),
+    # Two-digit years with an apostrophe: "cabg '84", "stopped smoking 62'".
+    Pattern("date.year_apostrophe", "DATE", re.compile(r"(?<![\w'])'(\d{2})(?![\w'])"), group=1),
+    Pattern(
+        "date.year_apostrophe",
+        "DATE",
+        re.compile(r"(?<![\w.'/])(\d{2})'(?![\w'])"),
+        group=1,
+    ),
+    # Decades: "MI in the 1980s".
+    Pattern("date.decade", "DATE", re.compile(r"(?<![\w.])(?:19|20)\d0'?s\b", _I)),
+    # Ordinal days in a date phrase: "it's the 11th".
+    Pattern("date.ordinal", "DATE", re.compile(r"\bthe\s+(\d{1,2}(?:st|nd|rd|th))\b", _I), group=1),
+)
+
+# --------------------------------------------------------------------------- phones and IDs
+
+_NO_DIGIT_L = r"(?<![\d/.:])(?<!\d-)"
+_NO_DIGIT_R = r"(?![\d\-/]|\.\d|:\d)"
+
+PHONE_TABLE: tuple[Pattern, ...] = (
+    # (nnn) nnn-nnnn, also written "(nnnnnn-nnnn)" or "nnn) nnn-nnnn"
+    Pattern(
+        "phone.paren",
+        "PHONE",
+        re.compile(r"\(?\(\d{3}\)?\s*\d{3}[\-.\s]?\d{4}" + _NO_DIGIT_R + r"\)?"),
+    ),
+    # nnn-nnn-nnnn and nnn nnn nnnn (and mixtures such as "nnn nnn-nnnn")
+    Pattern(
+        "phone.10",
+        "PHONE",
+        re.compile(_NO_DIGIT_L + r"\d{3}[\-.\s]?\d{3}[\-.\s]\d{4}(?:\s*x\d{1,5}\b)?" + _NO_DIGIT_R),
+    ),
+    # nnn-nnnn and nnn nnnn: a local number; exchanges never start with 0 or 1.
+    Pattern(
+        "phone.7",
+        "PHONE",
+        re.compile(_NO_DIGIT_L + r"[2-9]\d{2}[\-\s]\d{4}" + _NO_DIGIT_R + r"(?!\s*(?:mg|cc|ml)\b)"),
+    ),
+)
+
+PAGER: tuple[Pattern, ...] = (
+    Pattern(
+        "phone.pager",
+        "PHONE",
+        re.compile(
+            r"\b(?:pager|pgr|pg|beeper|beep)\s*(?:#|no\.?|number)?\s*[:#]?\s*#?\s*(\d{4,6})(?!\d)",
+            _I,
+        ),
+        group=1,
+    ),
+)
+
+SSN_TABLE: tuple[Pattern, ...] = (
+    Pattern("id.ssn", "ID", re.compile(_NO_DIGIT_L + r"\d{3}-\d{2}-\d{4}" + _NO_DIGIT_R)),
+    Pattern("id.ssn", "ID", re.compile(_NO_DIGIT_L + r"\d{3}-\d{6}" + _NO_DIGIT_R)),
+    Pattern("id.ssn", "ID", re.compile(_NO_DIGIT_L + r"\d{5}-\d{4}" + _NO_DIGIT_R)),
+    # Table 2.4 prints the unseparated form as eight digits; an SSN has nine: accept both.
+    Pattern("id.ssn", "ID", re.compile(_NO_DIGIT_L + r"\d{8,9}" + _NO_DIGIT_R)),
+)
+
+RECORD_IDS: tuple[Pattern, ...] = (
+    Pattern(
+        "id.record",
+        "ID",
+        re.compile(
+            r"\b(?:mrn|mr\s*#|med(?:ical)?\s+rec(?:ord)?(?:\s+(?:no\.?|number|#))?|unit\s+(?:no\.?|#)"
+            r"|acct|account|id\s*#|record\s*#)\s*[:#]?\s*([a-z]{0,3}\d[\d\-]{3,})",
+            _I,
+        ),
+        group=1,
+    ),
+)
+
+# --------------------------------------------------------------------------- ages
+
+_AGE_NUMBER = r"(?P<age>9\d|1[01]\d|12[0-5])"
+AGE_TABLES: tuple[Pattern, ...] = (
+    # Table 2.5: a preceding phrase.
+    Pattern(
+        "age.preceded",
+        "AGE",
+        re.compile(
+            r"\b(?:age[d:]?|he\s+is|she\s+is|patient\s+is|pt\.?\s+is)\s+(?:a\s+|an\s+)?"
+            + _AGE_NUMBER
+            + r"(?!\d|\.\d)",
+            _I,
+        ),
+        group="age",
+    ),
+    # Table 2.6: a following phrase ("92 years old", "101-year-old", "95 y.o.", "93yo").
+    Pattern(
+        "age.followed",
+        "AGE",
+        re.compile(
+            r"(?<![\w.])"
+            + _AGE_NUMBER
+            + r"\s*-?\s*(?:years?[\s\-]+old|yrs?[\s\-]+old|years?\s+of\s+age|yrs?\s+of\s+age"
+            r"|y\.\s?o\.?|y/o|yo\b|yr\.?\s+old|yo[mf]\b)",
+            _I,
+        ),
+        group="age",
+    ),
+)
+
+
+def find_all(text: str, patterns: Sequence[Pattern]) -> list[RuleMatch]:
+    """Every match of ``patterns`` in ``text``, in pattern order (earlier = higher priority)."""
+    out: list[RuleMatch] = []
+    for p in patterns:
+        out.extend(p.finditer(text))
+    return out
+
+
+def label_tokens(
+    tokens: Sequence[Token],
+    matches: Iterable[RuleMatch],
+    labels: list[str],
+    rules: list[str] | None = None,
+    *,
+    starts: Sequence[int] | None = None,
+    ends: Sequence[int] | None = None,
+    overwrite: bool = False,
+) -> None:
+    """Label every token overlapping a match (in place).
+
+    A token keeps its first label unless ``overwrite``: callers list their highest-priority
+    matches first.  ``starts``/``ends`` (the tokens' offsets) may be passed in when the
+    caller already has them, saving a pass over the tokens.
+    """
+    if starts is None:
+        starts = [t.start for t in tokens]
+    if ends is None:
+        ends = [t.end for t in tokens]
+    for m in matches:
+        # tokens with end > m.start and start < m.end
+        i = bisect_right(ends, m.start)
+        j = bisect_left(starts, m.end)
+        for k in range(i, j):
+            if overwrite or labels[k] == OUTSIDE:
+                labels[k] = m.label
+                if rules is not None:
+                    rules[k] = m.rule
+
+
+# --------------------------------------------------------------------------- token helpers
+
+_POSSESSIVE = ("'s", "\u2019s")
+
+
+def lookup_form(text: str) -> str:
+    """The form of a token used for dictionary look-ups: lower-case, without a final
+    period or possessive "'s" ("Mary's" -> "mary", "Dr." -> "dr")."""
+    low = text.lower()
+    if low.endswith(_POSSESSIVE) and len(low) > 3:
+        low = low[:-2]
+    if low.endswith(".") and len(low) > 1:
+        low = low[:-1]
+    return low
+
+
+def _entry_tokens(entry: str) -> tuple[str, ...]:
+    from corpora.tokenize import _raw_tokens
+
+    return tuple(lookup_form(entry[s:e]) for s, e in _raw_tokens(entry))
+
+
+class PhraseIndex:
+    """Multi-word dictionary entries matched against token sequences.
+
+    Entries are tokenized with the clinical tokenizer, so "St. Mary's" in a list matches the
+    tokens ``St.``, ``Mary's`` of a note; look-ups use :func:`lookup_form` on both sides.
+    Only entries of two or more tokens are indexed -- single words are plain set look-ups.
+    """
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        for entry in entries:
+            toks = _entry_tokens(entry)
+            if len(toks) >= 2:
+                by_first.setdefault(toks[0], []).append(toks)
+        for phrases in by_first.values():
+            phrases.sort(key=len, reverse=True)  # longest match first
+        self.by_first = by_first
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_first.values())
+
+    def match_at(self, forms: Sequence[str], i: int) -> int:
+        """Length (in tokens) of the longest entry starting at token ``i``, else 0."""
+        phrases = self.by_first.get(forms[i])
+        if not phrases:
+            return 0
+        n = len(forms)
+        for phrase in phrases:
+            k = len(phrase)
+            if i + k <= n and tuple(forms[i : i + k]) == phrase:
+                return k
+        return 0
+
+    def matches(self, forms: Sequence[str]) -> list[tuple[int, int]]:
+        """Non-overlapping ``(start, end)`` token ranges of entries in ``forms``."""
+        out = []
+        by_first = self.by_first
+        i, n = 0, len(forms)
+        while i < n:
+            if forms[i] in by_first:
+                k = self.match_at(forms, i)
+                if k:
+                    out.append((i, i + k))
+                    i += k
+                    continue
+            i += 1
+        return out
+
+
+# --------------------------------------------------------------------------- years in context
+
+#: Words naming a medical event or history item: Table 2.2's last row accepts a bare year
+#: ("cabg 84", "mi in 1992") only next to one of these.
+MEDICAL_EVENTS = frozenset(
+    """mi ami nqwmi imi stemi nstemi cabg cva tia ptca pci stent stents stented cath
+    surgery surg repair resection resected appy appendectomy chole cholecystectomy avr mvr
+    tvr tah bso hysterectomy lumpectomy mastectomy nephrectomy colectomy transplant
+    stroke fx fracture dx diagnosed hx pmh pmhx s/p sp redo ca cancer ppm aicd icd pacer
+    pacemaker hernia dvt pe chf cad htn copd removal replacement bypass angioplasty
+    admission admitted adm hospitalized hospitalization diagnosis ablation amputation
+    laminectomy craniotomy thoracotomy arrest infarct infarction bleed ugib lgib
+    pneumonia sepsis intubated intubation chemo radiation xrt""".split()
+)
+#: Words that make a following four-digit number a year ("in 1992", "since 2004").
+YEAR_CUES = frozenset({"in", "since", "of", "year", "yr", "circa", "ca", "until", "during"})
+
+_YEAR4_RE = re.compile(r"(?:19|20)\d\d\Z")
+_YEAR2_RE = re.compile(r"\d\d\Z")
+_SKIP = frozenset({",", "'", "in", "of", "-", "(", ")", ":", "and"})
+
+
+def year_tokens(forms: Sequence[str]) -> list[int]:
+    """Indices of tokens that are years in context (Tafvizi 2011, Table 2.2, last row).
+
+    A four-digit 19xx/20xx token is a year after a year cue ("in", "since") or next to a
+    medical event; a two-digit token only right next to a medical event ("cabg 84",
+    "mi 81", "84 cabg") -- times such as "1900" and counts such as "hr 80" are left alone.
+    """
+    out = []
+    n = len(forms)
+    events = MEDICAL_EVENTS
+    for i, f in enumerate(forms):
+        if not f or not f[0].isdigit() or len(f) not in (2, 4):
+            continue
+        four = _YEAR4_RE.match(f) is not None
+        if not four and _YEAR2_RE.match(f) is None:
+            continue
+        # nearest words on each side, skipping punctuation and "in"/"of"
+        j = i - 1
+        while j >= 0 and forms[j] in _SKIP and i - j <= 3:
+            j -= 1
+        prev = forms[j] if j >= 0 else ""
+        nxt = forms[i + 1] if i + 1 < n else ""
+        if four:
+            near = forms[i - 1] if i else ""
+            if near in YEAR_CUES or prev in events or nxt in events:
+                out.append(i)
+        elif prev in events or nxt in events:
+            out.append(i)
+    return out
