@@ -52,7 +52,8 @@ def test_dictionary_window_uses_system_dictionaries(monkeypatch, tmp_path) -> No
     assert "dict0=location" in _row(feats, DOC, "Boston")
     doc2 = Document("e", "moved to New York last year")
     hits = fc.membership(doc2)
-    assert [sorted(h) for h in hits[2:4]] == [["location"], ["location"]]
+    # "new york" matches as a phrase; "york" may also be a (packaged) census surname
+    assert all("location" in h for h in hits[2:4]) and "location" not in hits[1]
 
 
 def test_combine_merges_and_caches() -> None:
