@@ -69,11 +69,11 @@ from systems.patterns import (
     PAGER,
     PHONE_TABLE,
     SSN_TABLE,
-    PhraseIndex,
     Pattern,
-    find_all,
+    PatternSet,
+    PhraseIndex,
     label_tokens,
-    lookup_form,
+    token_forms,
     year_tokens,
 )
 
@@ -89,6 +89,7 @@ PATTERNS: tuple[Pattern, ...] = (
     *DATE_TABLE,
     *DATE_EXTRA,
 )
+_PATTERN_SET = PatternSet(PATTERNS)
 
 #: Titles before a clinician's name (§2.5.1 "Dr.").
 DOCTOR_TITLES = frozenset("dr drs dr's drs' doctor doc prof professor".split())
@@ -114,7 +115,8 @@ RELATION_WORDS = frozenset(
 LOCATION_BEFORE = frozenset("cape fort ft lake mount mt los san santa port".split())
 #: §2.5.3: context words after an ambiguous location (plus street-name abbreviations).
 LOCATION_AFTER = frozenset(
-    "street st parkway pkwy town ville harbor harbour ave avenue road rd lane ln blvd county".split()
+    """street st parkway pkwy town ville harbor harbour ave avenue road rd lane ln blvd
+    county""".split()
 )
 #: §2.5.4: cues after a hospital's name.  The first set is part of the name itself.
 HOSPITAL_NAME_CUES = frozenset("memorial general regional community adventist".split())
@@ -203,7 +205,6 @@ class MimicLexicon:
         self.name_prefixes = frozenset(dicts.get("last_name_prefixes") | dicts.get("name_titles"))
 
         loc_all = dicts.get("locations") | dicts.get("local_places")
-        loc_ambig = dicts.ambiguous("locations") | dicts.ambiguous("local_places")
         # unambiguous in at least one list ("baltimore" is unambiguous as a local place)
         loc_unambig = unambiguous("locations") | unambiguous("local_places")
         self.locations_unambiguous = frozenset(
@@ -227,6 +228,19 @@ class MimicLexicon:
         self.hospitals_common = frozenset(e for e in hospitals if " " not in e and e in common)
         self.hospital_phrases = PhraseIndex(e for e in hospitals if " " in e)
         self.medical_phrases = PhraseIndex(dicts.get("medical_phrases"))
+        # Common words that no rule can mark whatever their context: the tagger skips them.
+        special = (
+            self.first_names
+            | self.hospitals_common
+            | self.locations_ambiguous
+            | self.locations_unambiguous
+            | HOSPITAL_TYPE_CUES
+            | HOSPITAL_NAME_CUES
+        )
+        listed = self.any_names - self.commonest
+        self.boring = frozenset(
+            w for w in common if w not in special and w not in listed and len(w) > 1
+        )
         self.phrase_firsts = (
             set(self.hospital_phrases.by_first)
             | set(self.location_phrases.by_first)
@@ -257,10 +271,11 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
     text = document.text
     starts = [t.start for t in toks]
     ends = [t.end for t in toks]
-    forms = [lookup_form(t.text) for t in toks]
+    forms = token_forms(toks)
 
     # 1. patterns over the raw text (Tables 2.2-2.6)
-    label_tokens(toks, find_all(text, PATTERNS), labels, rules, starts=starts, ends=ends)
+    matches = _PATTERN_SET.find(text, forms, starts)
+    label_tokens(toks, matches, labels, rules, starts=starts, ends=ends)
     for i in year_tokens(forms):
         if labels[i] == OUTSIDE:
             labels[i], rules[i] = "DATE", "date.year_event"
@@ -268,8 +283,8 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
     # 2. multi-word entries: eponyms block, then hospitals and locations
     blocked = [False] * n
     phrase_firsts = lex.phrase_firsts
-    for i in range(n):
-        if forms[i] not in phrase_firsts or labels[i] != OUTSIDE:
+    for i in [i for i, f in enumerate(forms) if f in phrase_firsts]:
+        if labels[i] != OUTSIDE:
             continue
         k = lex.medical_phrases.match_at(forms, i)
         if k:
@@ -287,6 +302,32 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
 
     # 3. words in context
     is_word = [f[:1].isalnum() for f in forms]
+    # line number of each token; next/previous word on the same line, across soft punctuation
+    line = [0] * n
+    count = 0
+    find = text.find
+    for i in range(1, n):
+        if find("\n", ends[i - 1], starts[i]) != -1:
+            count += 1
+        line[i] = count
+    next_of = [-1] * n
+    cand = -1
+    for i in range(n - 1, -1, -1):
+        if cand >= 0 and line[cand] == line[i]:
+            next_of[i] = cand
+        if is_word[i]:
+            cand = i
+        elif forms[i] not in _SOFT_PUNCT:
+            cand = -1
+    prev_of = [-1] * n
+    cand = -1
+    for i in range(n):
+        if cand >= 0 and line[cand] == line[i]:
+            prev_of[i] = cand
+        if is_word[i]:
+            cand = i
+        elif forms[i] not in _SOFT_PUNCT:
+            cand = -1
     common = lex.common
     commonest = lex.commonest
     any_names = lex.any_names
@@ -294,19 +335,9 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
     unambig = lex.unambiguous_names
 
     def newline_between(a: int, b: int) -> bool:
-        return "\n" in text[ends[a] : starts[b]]
+        return line[a] != line[b]
 
-    def next_word(i: int) -> int:
-        j = i + 1
-        while j < n and forms[j] in _SOFT_PUNCT:
-            j += 1
-        return j if j < n and is_word[j] and not newline_between(i, j) else -1
-
-    def prev_word(i: int) -> int:
-        j = i - 1
-        while j >= 0 and forms[j] in _SOFT_PUNCT:
-            j -= 1
-        return j if j >= 0 and is_word[j] and not newline_between(j, i) else -1
+    next_word = next_of.__getitem__
 
     def unknown(f: str) -> bool:
         """Not an English word: in a name context, most likely a name."""
@@ -357,13 +388,18 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
             mark(j, label, rule)
             i = j
 
-    for i in range(n):
-        if labels[i] != OUTSIDE or blocked[i] or not is_word[i]:
+    boring = lex.boring
+    # skip common words, except right after a title ("Dr. Price", "Mrs. Park")
+    todo = [
+        i
+        for i, f in enumerate(forms)
+        if (f not in boring or (i and forms[i - 1] in TITLES)) and f[:1].isalpha()
+    ]
+    for i in todo:
+        if labels[i] != OUTSIDE or blocked[i]:
             continue
         f = forms[i]
-        if not f[0].isalpha():
-            continue
-        p = prev_word(i)
+        p = prev_of[i]
         pf = forms[p] if p >= 0 else ""
         if "/" in pf or "-" in pf:  # "w/md spears", "reasson-dr. williams"
             pf = pf.replace("/", "-").rsplit("-", 1)[1]

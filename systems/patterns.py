@@ -70,16 +70,31 @@ class Pattern:
     regex: re.Pattern[str]
     group: int | str = 0
     check: Callable[[re.Match[str]], bool] | None = None
+    #: Where a match can start: ``"digit"``, ``"("``, ``"'"``, or ``"word"`` (then at a token
+    #: whose :func:`lookup_form` is in :attr:`anchors`).  :class:`PatternSet` only tries the
+    #: pattern there, which is what makes the rule systems fast.
+    lead: str = "digit"
+    anchors: frozenset[str] = frozenset()
+
+    def _accept(self, m: re.Match[str]) -> RuleMatch | None:
+        if self.check is not None and not self.check(m):
+            return None
+        start, end = m.span(self.group)
+        if start < end:
+            return RuleMatch(start, end, self.label, self.rule)
+        return None
 
     def finditer(self, text: str) -> Iterable[RuleMatch]:
-        check = self.check
-        group = self.group
+        """Every match in ``text`` (a full scan; :class:`PatternSet` is the fast path)."""
         for m in self.regex.finditer(text):
-            if check is not None and not check(m):
-                continue
-            start, end = m.span(group)
-            if start < end:
-                yield RuleMatch(start, end, self.label, self.rule)
+            hit = self._accept(m)
+            if hit is not None:
+                yield hit
+
+    def match_at(self, text: str, pos: int) -> RuleMatch | None:
+        """The match starting exactly at ``pos`` (look-behinds still see the text before)."""
+        m = self.regex.match(text, pos)
+        return None if m is None else self._accept(m)
 
 
 # --------------------------------------------------------------------------- validators
@@ -138,9 +153,8 @@ def _not_setting(m: re.Match[str]) -> bool:
         wider = m.string[max(0, start - 60) : start]
         if _RESP_CONTEXT.search(wider):
             return False
-    if b == "10" and (_PAIN_AFTER.match(m.string, m.end()) or _PAIN_BEFORE.search(before)):
-        return False
-    return True
+    pain = _PAIN_AFTER.match(m.string, m.end()) or _PAIN_BEFORE.search(before)
+    return not (b == "10" and pain)
 
 
 def _check_md(m: re.Match[str]) -> bool:
@@ -163,6 +177,11 @@ def _check_day(m: re.Match[str]) -> bool:
 MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+#: Token forms (see :func:`lookup_form`) a month-led pattern can start at.
+MONTH_FORMS = frozenset(
+    """jan january feb february mar march apr april may jun june jul july aug august sep sept
+    september oct october nov november dec december""".split()
 )
 _ORD = r"(?:st|nd|rd|th)?"
 _YEAR = r"(?:'?\d{4}|'\d{2}|\d{2}(?!\d))"
@@ -209,11 +228,15 @@ DATE_TABLE: tuple[Pattern, ...] = (
             _I,
         ),
         check=_check_day,
+        lead="word",
+        anchors=MONTH_FORMS,
     ),
     Pattern(
         "date.month_year",
         "DATE",
         re.compile(r"\b" + MONTH + r",?\s+(?:of\s+)?(?:19|20)\d\d(?!\d)", _I),
+        lead="word",
+        anchors=MONTH_FORMS,
     ),
 )
 
@@ -245,6 +268,8 @@ DATE_EXTRA: tuple[Pattern, ...] = (
         "DATE",
         re.compile(r"\b(?:in|since|during|early|late|mid|of|by)\s+(" + MONTH + r")(?!\w)", _I),
         group=1,
+        lead="word",
+        anchors=frozenset("in since during early late mid of by".split()),
     ),
     # "march 21", "may 16th", "21 oct" -- a month name with a day but no year.
     Pattern(
@@ -255,6 +280,8 @@ DATE_EXTRA: tuple[Pattern, ...] = (
             _I,
         ),
         check=_check_day,
+        lead="word",
+        anchors=MONTH_FORMS,
     ),
     Pattern(
         "date.day_month",
@@ -273,9 +300,17 @@ DATE_EXTRA: tuple[Pattern, ...] = (
             r"|december)\b",
             _I,
         ),
+        lead="word",
+        anchors=MONTH_FORMS,
     ),
     # Two-digit years with an apostrophe: "cabg '84", "stopped smoking 62'".
-    Pattern("date.year_apostrophe", "DATE", re.compile(r"(?<![\w'])'(\d{2})(?![\w'])"), group=1),
+    Pattern(
+        "date.year_apostrophe",
+        "DATE",
+        re.compile(r"(?<![\w'])'(\d{2})(?![\w'])"),
+        group=1,
+        lead="'",
+    ),
     Pattern(
         "date.year_apostrophe",
         "DATE",
@@ -285,7 +320,14 @@ DATE_EXTRA: tuple[Pattern, ...] = (
     # Decades: "MI in the 1980s".
     Pattern("date.decade", "DATE", re.compile(r"(?<![\w.])(?:19|20)\d0'?s\b", _I)),
     # Ordinal days in a date phrase: "it's the 11th".
-    Pattern("date.ordinal", "DATE", re.compile(r"\bthe\s+(\d{1,2}(?:st|nd|rd|th))\b", _I), group=1),
+    Pattern(
+        "date.ordinal",
+        "DATE",
+        re.compile(r"\bthe\s+(\d{1,2}(?:st|nd|rd|th))\b", _I),
+        group=1,
+        lead="word",
+        anchors=frozenset({"the"}),
+    ),
 )
 
 # --------------------------------------------------------------------------- phones and IDs
@@ -298,7 +340,8 @@ PHONE_TABLE: tuple[Pattern, ...] = (
     Pattern(
         "phone.paren",
         "PHONE",
-        re.compile(r"\(?\(\d{3}\)?\s*\d{3}[\-.\s]?\d{4}" + _NO_DIGIT_R + r"\)?"),
+        re.compile(r"\(\d{3}\)?\s*\d{3}[\-.\s]?\d{4}" + _NO_DIGIT_R + r"\)?"),
+        lead="(",
     ),
     # nnn-nnn-nnnn and nnn nnn nnnn (and mixtures such as "nnn nnn-nnnn")
     Pattern(
@@ -323,6 +366,8 @@ PAGER: tuple[Pattern, ...] = (
             _I,
         ),
         group=1,
+        lead="word",
+        anchors=frozenset("pager pgr pg beeper beep".split()),
     ),
 )
 
@@ -344,6 +389,8 @@ RECORD_IDS: tuple[Pattern, ...] = (
             _I,
         ),
         group=1,
+        lead="word",
+        anchors=frozenset("mrn mr med medical unit acct account id record".split()),
     ),
 )
 
@@ -362,6 +409,8 @@ AGE_TABLES: tuple[Pattern, ...] = (
             _I,
         ),
         group="age",
+        lead="word",
+        anchors=frozenset("age aged he she patient pt".split()),
     ),
     # Table 2.6: a following phrase ("92 years old", "101-year-old", "95 y.o.", "93yo").
     Pattern(
@@ -377,6 +426,60 @@ AGE_TABLES: tuple[Pattern, ...] = (
         group="age",
     ),
 )
+
+
+_ANCHOR_RE = re.compile(r"[0-9]+|[(']")
+
+
+class PatternSet:
+    """Patterns tried only where they can start -- the rule systems' fast path.
+
+    A full regex scan costs time at every character of a note, once per pattern; ICU notes
+    are long and the pattern tables have some twenty rows.  Every pattern here starts at a
+    digit run, a bracket, an apostrophe or a cue word, so :meth:`find` scans once for the
+    digit/bracket positions, looks the cue words up among the tokens' forms, and tries each
+    pattern with an anchored ``match`` there.  The result equals :func:`find_all` up to
+    overlapping duplicates, in pattern (priority) order.
+    """
+
+    def __init__(self, patterns: Sequence[Pattern]) -> None:
+        self.patterns = tuple(patterns)
+        self.by_lead: dict[str, list[tuple[int, Pattern]]] = {"digit": [], "(": [], "'": []}
+        self.by_word: dict[str, list[tuple[int, Pattern]]] = {}
+        for k, p in enumerate(self.patterns):
+            if p.lead == "word":
+                for w in p.anchors:
+                    self.by_word.setdefault(w, []).append((k, p))
+            else:
+                self.by_lead[p.lead].append((k, p))
+
+    def find(
+        self, text: str, forms: Sequence[str] = (), starts: Sequence[int] = ()
+    ) -> list[RuleMatch]:
+        """Matches in ``text``; ``forms``/``starts`` (the tokens' look-up forms and offsets)
+        locate the cue-word patterns -- without them only the other patterns run."""
+        hits: list[tuple[int, RuleMatch]] = []
+        append = hits.append
+        digit, paren, quote = self.by_lead["digit"], self.by_lead["("], self.by_lead["'"]
+        for m in _ANCHOR_RE.finditer(text):
+            pos = m.start()
+            c = text[pos]
+            group = paren if c == "(" else quote if c == "'" else digit
+            for k, p in group:
+                hit = p.match_at(text, pos)
+                if hit is not None:
+                    append((k, hit))
+        by_word = self.by_word
+        if by_word:
+            for f, pos in zip(forms, starts, strict=False):
+                group = by_word.get(f)
+                if group:
+                    for k, p in group:
+                        hit = p.match_at(text, pos)
+                        if hit is not None:
+                            append((k, hit))
+        hits.sort(key=lambda h: h[0])
+        return [h for _, h in hits]
 
 
 def find_all(text: str, patterns: Sequence[Pattern]) -> list[RuleMatch]:
@@ -432,6 +535,25 @@ def lookup_form(text: str) -> str:
     if low.endswith(".") and len(low) > 1:
         low = low[:-1]
     return low
+
+
+_FORMS: dict[str, str] = {}
+
+
+def token_forms(tokens: Sequence[Token]) -> list[str]:
+    """:func:`lookup_form` of every token (memoized: note vocabularies are small)."""
+    cache = _FORMS
+    if len(cache) > 500_000:
+        cache.clear()
+    out = []
+    append = out.append
+    for t in tokens:
+        text = t.text
+        form = cache.get(text)
+        if form is None:
+            form = cache[text] = lookup_form(text)
+        append(form)
+    return out
 
 
 def _entry_tokens(entry: str) -> tuple[str, ...]:
