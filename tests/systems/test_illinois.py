@@ -1,0 +1,154 @@
+"""Illinois-style features and the two-stage machinery (out-of-fold first stage)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from corpora.model import OUTSIDE, Document, gold_labels
+from systems.features.base import TokenFeatures, combine
+from systems.features.common import CharNgrams, Orthography, WordWindow
+from systems.features.illinois import (
+    ILLINOIS_FEATURES,
+    Affixes,
+    CapitalizationWindow,
+    PredictionContext,
+    capitalization_class,
+)
+from systems.illinois import TwoStage, augment_rows, inner_folds, out_of_fold_labels
+
+DOC = Document("i", "Mr. Kowalski called . kowalski , Kowalski ok")
+
+
+def test_affixes_share_names_with_boundary_ngrams() -> None:
+    doc = Document("a", "Garcia")
+    affixes = set(Affixes(max_len=4).extract(doc)[0])
+    assert affixes == {
+        "ng=<g",
+        "ng=<ga",
+        "ng=<gar",
+        "ng=<garc",
+        "ng=a>",
+        "ng=ia>",
+        "ng=cia>",
+        "ng=rcia>",
+    }
+    # In a union with Stanford's n-grams the longer affixes are the same columns.
+    assert {"ng=<ga", "ng=<gar", "ng=ia>", "ng=rcia>"} <= set(CharNgrams(2, 6).extract(doc)[0])
+
+
+def test_capitalization_window() -> None:
+    assert [capitalization_class(w) for w in ("Smith", "ICU", "bp", "120", "a&ox3", ",")] == [
+        "C",
+        "A",
+        "l",
+        "d",
+        "m",
+        "p",
+    ]
+    row = CapitalizationWindow(size=2).extract(DOC)[1]  # "Kowalski"
+    assert row == {
+        "cap-2=_": 1.0,
+        "cap-1=C": 1.0,
+        "cap+1=l": 1.0,
+        "cap+2=p": 1.0,
+        "capseq=_CClp": 1.0,
+    }
+
+
+def test_illinois_first_stage_classes() -> None:
+    kinds = [type(f) for f in ILLINOIS_FEATURES]
+    assert kinds == [WordWindow, Orthography, Affixes, CapitalizationWindow]
+    assert ILLINOIS_FEATURES[0].offsets == (-2, -1, 0, 1, 2)
+    row = combine(ILLINOIS_FEATURES, [DOC])[0][1]
+    assert {"w-1=mr.", "w0=kowalski", "w+2=.", "init_cap", "ng=<ko", "capseq=_CClp"} <= set(row)
+
+
+def test_prediction_context_sees_neighbours_and_other_occurrences() -> None:
+    labels = ["O", "PATIENT", "O", "O", "O", "O", "PATIENT", "O"]
+    assert [t.text for t in DOC.tokens][4] == "kowalski"
+    rows = PredictionContext().features(DOC, labels)
+    second = rows[4]  # first stage missed this occurrence
+    assert {"p-2=O", "p-1=O", "p0=O", "p+1=O", "p+2=PATIENT"} <= set(second)
+    assert second["occ_any=PATIENT"] == 1.0 and second["occ_major=PATIENT"] == 1.0
+    first = rows[1]  # others: one PATIENT, one O -- the tie goes to the PHI label
+    assert {"p-2=NONE", "p-1=O", "p0=PATIENT", "occ_any=PATIENT", "occ_major=PATIENT"} <= set(first)
+    assert not [k for k in rows[3] if k.startswith("occ")]  # "." is never linked
+    assert not [k for k in rows[7] if k.startswith("occ")]  # "ok" occurs once
+
+
+class Memorizer:
+    """A toy learner: the label each (case-sensitive) word had in training, else O; a token
+    with an ``occ_any=`` feature takes that label instead."""
+
+    instances: list[Memorizer] = []  # noqa: RUF012
+
+    def __init__(self) -> None:
+        self.table: dict[str, str] = {}
+        self.seen_rows: list[Sequence[TokenFeatures]] = []
+        Memorizer.instances.append(self)
+
+    def fit(self, documents, rows, labels) -> Memorizer:
+        self.seen_rows = [r for doc_rows in rows for r in doc_rows]
+        for doc, doc_labels in zip(documents, labels, strict=True):
+            for tok, lab in zip(doc.tokens, doc_labels, strict=True):
+                self.table[tok.text] = lab[2:] if lab[:2] in ("B-", "I-") else lab
+        return self
+
+    def predict(self, documents, rows) -> list[list[str]]:
+        out = []
+        for doc, doc_rows in zip(documents, rows, strict=True):
+            labels = []
+            for tok, row in zip(doc.tokens, doc_rows, strict=True):
+                occ = [k[8:] for k in row if k.startswith("occ_any=")]
+                labels.append(occ[0] if occ else self.table.get(tok.text, OUTSIDE))
+            out.append(labels)
+        return out
+
+
+def _docs() -> list[Document]:
+    from corpora.model import Span
+
+    texts = ["seen by Anna today", "seen by Bruno today", "seen by Chen today", "seen by Dara"]
+    return [
+        Document(f"d{i}", t, (Span(8, 8 + len(t.split()[2]), "DOCTOR"),))
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_inner_folds_partition_documents() -> None:
+    parts = inner_folds(10, 3, seed=1)
+    assert len(parts) == 3 and sorted(i for p in parts for i in p) == list(range(10))
+    assert sorted(inner_folds(2, 5)) == [[0], [1]]
+    assert inner_folds(1, 3) == [[0]]
+
+
+def test_first_stage_labels_of_training_documents_are_out_of_fold() -> None:
+    docs = _docs()
+    rows = [[{} for _ in d.tokens] for d in docs]
+    labels = gold_labels(docs)
+    oof = out_of_fold_labels(Memorizer, docs, rows, labels, n_folds=4)
+    # Every name occurs in one document only: a learner that did not see it cannot know
+    # it, so the jackknife labels are honest misses rather than memorized answers.
+    assert all(lab == OUTSIDE for doc_labels in oof for lab in doc_labels)
+    in_sample = Memorizer().fit(docs, rows, labels).predict(docs, rows)
+    assert in_sample == labels
+
+
+def test_two_stage_feeds_first_stage_labels_to_the_second_learner() -> None:
+    Memorizer.instances.clear()
+    train = _docs()
+    rows = [[{"x": 1.0} for _ in d.tokens] for d in train]
+    model = TwoStage(Memorizer, inner_folds=2).fit(train, rows, gold_labels(train))
+    # first learner + 2 jackknife learners + second learner
+    assert len(Memorizer.instances) == 4
+    second = Memorizer.instances[-1]
+    assert all(any(k.startswith("p0=") for k in r) for r in second.seen_rows)
+    assert rows[0][0] == {"x": 1.0}  # cached first-stage rows are never mutated
+    # The first stage finds "Anna" but not "ANNA"; the second stage labels the other
+    # occurrence of the same word from the occ_any feature (Tafvizi §7.2.3).
+    test = Document("t", "seen by Anna ; ANNA")
+    test_rows = [[{"x": 1.0} for _ in test.tokens]]
+    first = model.first_stage([test], test_rows)
+    assert first[0] == ["O", "O", "DOCTOR", "O", "O"]
+    assert "occ_any=DOCTOR" in augment_rows([test], test_rows, first, model.context)[0][4]
+    assert model.predict([test], test_rows)[0] == ["O", "O", "DOCTOR", "O", "DOCTOR"]
