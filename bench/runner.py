@@ -38,7 +38,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,7 @@ class CellOutcome:
     n_tokens: int
     cached: bool = False
     error: str | None = None
+    key: str = ""
 
     @property
     def ok(self) -> bool:
@@ -259,30 +260,58 @@ def package_version() -> str:
         return "unknown"
 
 
-@lru_cache(maxsize=32)
-def _source_fingerprint(extra: str = "") -> str:
-    """A hash of the systems' and corpora's source, so code changes invalidate predictions."""
-    h = hashlib.blake2b(digest_size=12)
-    root = Path(__file__).resolve().parents[1]
-    files = sorted((root / "systems").rglob("*.py")) + sorted((root / "corpora").rglob("*.py"))
-    if extra:
-        files.append(Path(extra))
-    for path in files:
-        try:
-            h.update(str(path.relative_to(root) if path.is_relative_to(root) else path).encode())
-            h.update(path.read_bytes())
-        except OSError:
-            continue
-    return h.hexdigest()
+_LOCAL_PACKAGES = ("systems", "corpora")
 
 
-def _system_source(cls: type) -> str:
-    import inspect
+def _module_file(module: str) -> Path | None:
+    import importlib.util
 
     try:
-        return inspect.getsourcefile(cls) or ""
-    except TypeError:
-        return ""
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
+
+
+def _local_imports(path: Path) -> set[str]:
+    """Names of ``systems.*`` / ``corpora.*`` modules a source file imports."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        found.update(n for n in names if n.split(".")[0] in _LOCAL_PACKAGES)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _source_fingerprint(module: str) -> str:
+    """A hash of a system's module and every systems/corpora module it imports, transitively.
+
+    Part of the prediction cache key, so editing a system (or a feature class, the tokenizer,
+    a dictionary loader it uses) invalidates exactly the predictions that depend on it.
+    """
+    h = hashlib.blake2b(digest_size=12)
+    seen: set[Path] = set()
+    queue = [module]
+    while queue:
+        path = _module_file(queue.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        queue.extend(_local_imports(path))
+    for path in sorted(seen):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 def cell_key(
@@ -350,6 +379,7 @@ def _run_cells(
     for split, key in cells:
         test = [test_docs[i] for i in split.test]
         base = dict(
+            key=key,
             system=system_cls.name,
             corpus=split.test_corpus,
             train_corpus=split.train_corpus,
@@ -461,7 +491,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     for spec in specs:
         test_corpus = corpora[spec]
         for name, cls in systems.items():
-            code = _source_fingerprint(_system_source(cls))
+            code = _source_fingerprint(cls.__module__)
             cells = []
             for split in splits[spec]:
                 train_corpus = corpora[split.train_corpus]
@@ -602,6 +632,19 @@ def pooled(
     return docs, preds
 
 
+def _cells_key(
+    outcomes: Sequence[CellOutcome], system: str, corpus: str, fraction: float
+) -> tuple[str, ...]:
+    """The prediction keys of the cells pooled for (system, corpus, fraction)."""
+    return tuple(
+        sorted(
+            o.key
+            for o in outcomes
+            if o.system == system and o.corpus == corpus and o.fraction == fraction
+        )
+    )
+
+
 def _as_dict(row: Any) -> dict[str, Any]:
     if isinstance(row, Mapping):
         return dict(row)
@@ -621,34 +664,69 @@ def score_predictions(
     alpha: float,
 ) -> list[dict[str, Any]]:
     """Token rows on every subset and entity rows (strict and overlap), each with a
-    percentile-bootstrap CI of F1 over documents (``n_resamples`` 0: no CI)."""
+    percentile-bootstrap CI of F1 over documents (``n_resamples`` 0: no CI).
+
+    The bootstrap needs every row's counts per document.  Scoring each document once and
+    reading all rows from it is one pass over the tokens, where asking
+    :func:`bench.metrics.per_document_counts` row by row would be one pass per row; a row
+    whose per-document counts do not add up to the pooled ones (possible only in corner
+    cases of the metrics' row selection) falls back to that exact call.
+    """
+    import numpy as np
+
     from bench import metrics, significance
 
-    rows: list[dict[str, Any]] = []
+    subsets = list(metrics.SUBSETS)
+    matches = ("strict", "overlap")
     scored = [
         row
-        for subset in metrics.SUBSETS
+        for subset in subsets
         for row in metrics.token_scores(documents, predictions, subset=subset)
     ]
-    for match in ("strict", "overlap"):
+    for match in matches:
         scored.extend(metrics.entity_scores(documents, predictions, match=match))
-    for raw in scored:
-        row = _as_dict(raw)
+    rows = [_as_dict(r) for r in scored]
+
+    per_doc: dict[tuple[str, str, str, str], np.ndarray] = {}
+    if n_resamples > 0:
+        n = len(documents)
+        for i, (doc, pred) in enumerate(zip(documents, predictions, strict=True)):
+            doc_rows = [
+                r for subset in subsets for r in metrics.token_scores([doc], [pred], subset=subset)
+            ]
+            for match in matches:
+                doc_rows.extend(metrics.entity_scores([doc], [pred], match=match))
+            for raw in doc_rows:
+                r = _as_dict(raw)
+                key = (r["level"], r.get("match", ""), r["subset"], r["label"])
+                arr = per_doc.get(key)
+                if arr is None:
+                    arr = per_doc[key] = np.zeros((n, 3), dtype=np.int64)
+                arr[i] = (r["tp"], r["fp"], r["fn"])
+
+    for row in rows:
         low = high = float("nan")
         if n_resamples > 0 and (row["tp"] + row["fn"] + row["fp"]) > 0:
-            counts = metrics.per_document_counts(
-                documents,
-                predictions,
-                label=row["label"],
-                subset=row["subset"],
-                match=row.get("match") or None,
-            )
+            key = (row["level"], row.get("match", ""), row["subset"], row["label"])
+            counts = per_doc.get(key)
+            if counts is None or tuple(counts.sum(axis=0)) != (row["tp"], row["fp"], row["fn"]):
+                counts = metrics.per_document_counts(
+                    documents,
+                    predictions,
+                    label=row["label"],
+                    subset=row["subset"],
+                    match=row.get("match") or None,
+                )
             low, high = significance.bootstrap_f1_ci(
                 counts, n_resamples=n_resamples, alpha=alpha, seed=seed
             )
         row["f1_ci_low"], row["f1_ci_high"] = low, high
-        rows.append(row)
     return rows
+
+
+def _scoring_code() -> str:
+    """Hash of the scoring code, part of the score and significance cache keys."""
+    return _source_fingerprint("bench.metrics") + _source_fingerprint("bench.significance")
 
 
 def score_outcomes(
@@ -672,13 +750,23 @@ def score_outcomes(
                 if got is None:
                     continue
                 docs, preds = got
-                scored = score_predictions(
-                    docs,
-                    preds,
-                    seed=config.seed,
-                    n_resamples=config.n_resamples if fraction == 1.0 else 0,
-                    alpha=config.alpha,
+                n_resamples = config.n_resamples if fraction == 1.0 else 0
+                key = cache.make_key(
+                    "scores",
+                    _cells_key(outcomes, system, corpus, fraction),
+                    n_resamples,
+                    config.alpha,
+                    config.seed,
+                    _scoring_code(),
                 )
+                scored = cache.cached(
+                    "scores",
+                    key,
+                    lambda docs=docs, preds=preds, n=n_resamples: score_predictions(
+                        docs, preds, seed=config.seed, n_resamples=n, alpha=config.alpha
+                    ),
+                )
+                scored = [dict(r) for r in scored]
                 for row in scored:
                     row.update(system=system, corpus=corpus, protocol=protocol)
                     if protocol == "learning-curve":
@@ -726,8 +814,31 @@ def significance_tests(
                 if any_plo:
                     subsets.append(PLO_SUBSET)
                 for subset in subsets:
+                    key = cache.make_key(
+                        "significance",
+                        _cells_key(outcomes, a, corpus, 1.0),
+                        _cells_key(outcomes, b, corpus, 1.0),
+                        subset,
+                        config.n_shuffles,
+                        config.seed,
+                        _scoring_code(),
+                    )
                     rows.extend(
-                        _pair_tests(corpus, a, b, got[a][0], got[a][1], got[b][1], subset, config)
+                        cache.cached(
+                            "significance",
+                            key,
+                            partial(
+                                _pair_tests,
+                                corpus,
+                                a,
+                                b,
+                                got[a][0],
+                                got[a][1],
+                                got[b][1],
+                                subset,
+                                config,
+                            ),
+                        )
                     )
     return pd.DataFrame(rows, columns=list(SIGNIFICANCE_COLUMNS))
 
