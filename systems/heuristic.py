@@ -1,0 +1,293 @@
+"""``heuristic``: the heuristic + dictionary baseline (Douglass 2005).
+
+Sibanda & Uzuner (2006, §4.1) compare their SVM with a rule-based de-identifier (Douglass
+2005) built from three kinds of dictionaries, and summarise its method as: mark words that
+are in the PHI lookup tables but not in the common-words list, find approximate matches for
+possibly misspelled words, and use patterns and indicators.  Douglass's program is not
+available; this re-implementation follows that description and nothing more:
+
+``table.*`` -- **PHI lookup tables**: female and male first names, last names, last-name
+prefixes, hospital names, locations and US states (the deid-1.1 files when
+``dictionaries`` names that directory, else the packaged defaults).  A token in a table
+and not in the common-words list is PHI (``table.name``, ``table.location``,
+``table.hospital``); multi-word hospital and location entries are matched as phrases.
+Unlike the MIMIC rules (:mod:`systems.mimic`), the heuristic has no notion of an
+*ambiguous* entry beyond the common-words list -- that is the weakness §6.2 of the paper
+(ambiguous PHI) probes.
+
+``common`` -- **common words are never PHI** (``common_words``, ``commonest_words`` and
+the packaged medical vocabulary), except right after a title ("Dr. White").
+
+``context.*`` -- **context clues**: titles ("Mr.", "Mrs.", "Dr.") and name indicators
+("proxy", "daughter", "husband" ...) make the next word a name (``context.title``,
+``context.name_indicator``); location indicators ("lives in", "resides in", "from") make
+the next word a location when it is a table word or not a common word
+(``context.location_indicator``); a last-name prefix ("van", "mc") before a last name
+joins it (``context.prefix``).
+
+``approx`` -- **approximate matching**: a capitalized (not all-capitals) token of at least
+``min_length`` characters, in no table and not a common word, within one edit (deletion, insertion,
+substitution or transposition) of a table entry takes that entry's category ("Jonhson").
+Candidates are generated from the token (Norvig-style edit-1 neighbourhood) and looked up
+in the table sets -- no index to build, and only a few percent of tokens qualify.
+
+``date.*``, ``phone.*``, ``id.*`` -- **patterns** for dates, phones and IDs
+(:mod:`systems.patterns`: the Table 2.2-2.4 families, the extra date rules, and record
+numbers after "MRN", "unit no."); the paper lists no age patterns for this system, so it
+does not tag AGE.
+
+Titles, indicators and the common-words list of Douglass's program are not published; the
+word lists here are our substitutes, written from the categories the paper names.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from corpora.dictionaries import Dictionaries, system_dictionaries
+from corpora.model import OUTSIDE
+from systems.base import System, register
+from systems.patterns import (
+    DATE_EXTRA,
+    DATE_TABLE,
+    PHONE_TABLE,
+    RECORD_IDS,
+    SSN_TABLE,
+    PatternSet,
+    PhraseIndex,
+    label_tokens,
+    token_forms,
+    year_tokens,
+)
+
+if TYPE_CHECKING:
+    from corpora.model import Document
+
+#: Patterns for dates, phones and IDs (§4.1), in priority order.
+PATTERNS = PatternSet((*PHONE_TABLE, *SSN_TABLE, *RECORD_IDS, *DATE_TABLE, *DATE_EXTRA))
+
+#: Titles: the next word is a name ("Mr." -> a patient or relative, "Dr." -> a clinician).
+DOCTOR_TITLES = frozenset("dr drs doctor".split())
+PERSON_TITLES = frozenset("mr mrs ms miss mister".split())
+#: Name indicators (§4.1: "proxy", "daughter"; plus the other family words of the same kind).
+NAME_INDICATORS = frozenset(
+    """proxy daughter daughters son sons husband wife sister brother mother father niece
+    nephew aunt uncle cousin grandson granddaughter friend guardian spouse fiance
+    fiancee partner neighbor dtr""".split()
+)
+#: Location indicators (§4.1: "lives in"): (word before, word) pairs; "" matches anything.
+LOCATION_INDICATORS = frozenset(
+    {
+        ("lives", "in"),
+        ("living", "in"),
+        ("live", "in"),
+        ("resides", "in"),
+        ("lives", "at"),
+        ("moved", "to"),
+        ("", "from"),
+        ("", "near"),
+    }
+)
+_CONTEXT_WORDS = (
+    DOCTOR_TITLES | PERSON_TITLES | NAME_INDICATORS | {"in", "at", "to", "from", "near"}
+)
+_SOFT_PUNCT = frozenset({".", ",", ":", "-"})
+_LETTERS = string.ascii_lowercase
+
+
+def edits1(word: str) -> set[str]:
+    """Every string one edit away from ``word`` (Norvig's neighbourhood, lower-case a-z)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    out.update(a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0])
+    out.update(a + c + b for a, b in splits for c in _LETTERS)
+    out.discard(word)
+    return out
+
+
+class HeuristicLexicon:
+    """The lookup tables as sets, built once per dictionary set."""
+
+    def __init__(self, dicts: Dictionaries) -> None:
+        self.common = frozenset(
+            dicts.get("common_words") | dicts.get("commonest_words") | dicts.get("medical_terms")
+        )
+        names = (
+            dicts.get("female_first_names")
+            | dicts.get("male_first_names")
+            | dicts.get("last_names")
+        )
+        self.names = frozenset(w for w in names if " " not in w)
+        self.last_names = frozenset(dicts.get("last_names"))
+        self.prefixes = frozenset(dicts.get("last_name_prefixes"))
+        places = dicts.get("locations") | dicts.get("local_places") | dicts.get("us_states")
+        self.locations = frozenset(w for w in places if " " not in w)
+        self.hospitals = frozenset(w for w in dicts.get("hospitals") if " " not in w)
+        self.hospital_phrases = PhraseIndex(w for w in dicts.get("hospitals") if " " in w)
+        self.location_phrases = PhraseIndex(w for w in places if " " in w)
+        self.phrase_firsts = frozenset(self.hospital_phrases.by_first) | frozenset(
+            self.location_phrases.by_first
+        )
+        tables = self.names | self.locations | self.hospitals | self.prefixes
+        # common words no rule can mark (table words may still follow a title)
+        self.boring = frozenset(w for w in self.common if w not in tables and len(w) > 1)
+
+    def category(self, form: str) -> str | None:
+        """The table category of ``form`` (hospital, location, then name), else ``None``."""
+        if form in self.hospitals:
+            return "HOSPITAL"
+        if form in self.locations:
+            return "LOCATION"
+        if form in self.names:
+            return "PATIENT"
+        return None
+
+    def approximate(self, form: str) -> str | None:
+        """The category of a table entry one edit away from ``form``, else ``None``."""
+        for candidate in edits1(form):
+            category = self.category(candidate)
+            if category is not None:
+                return category
+        return None
+
+
+_LEXICONS: dict[int, tuple[Dictionaries, HeuristicLexicon]] = {}
+
+
+def lexicon(dicts: Dictionaries) -> HeuristicLexicon:
+    hit = _LEXICONS.get(id(dicts))
+    if hit is None or hit[0] is not dicts:
+        hit = (dicts, HeuristicLexicon(dicts))
+        _LEXICONS[id(dicts)] = hit
+    return hit[1]
+
+
+def _tag(
+    lex: HeuristicLexicon, document: Document, approximate: bool, min_length: int
+) -> tuple[list[str], list[str]]:
+    toks = document.tokens
+    n = len(toks)
+    labels = [OUTSIDE] * n
+    rules = [""] * n
+    if not n:
+        return labels, rules
+    text = document.text
+    starts = [t.start for t in toks]
+    ends = [t.end for t in toks]
+    forms = token_forms(toks)
+
+    # patterns: dates, phones, IDs
+    label_tokens(toks, PATTERNS.find(text, forms, starts), labels, rules, starts=starts, ends=ends)
+    for i in year_tokens(forms):
+        if labels[i] == OUTSIDE:
+            labels[i], rules[i] = "DATE", "date.year_event"
+
+    # multi-word table entries
+    for i in [i for i, f in enumerate(forms) if f in lex.phrase_firsts]:
+        if labels[i] != OUTSIDE:
+            continue
+        k = lex.hospital_phrases.match_at(forms, i)
+        label, rule = "HOSPITAL", "table.hospital"
+        if not k:
+            k = lex.location_phrases.match_at(forms, i)
+            label, rule = "LOCATION", "table.location"
+        for j in range(i, i + k):
+            if labels[j] == OUTSIDE:
+                labels[j], rules[j] = label, rule
+
+    common = lex.common
+    boring = lex.boring
+
+    def previous(i: int) -> int:
+        j = i - 1
+        while j >= 0 and forms[j] in _SOFT_PUNCT:
+            j -= 1
+        if j < 0 or "\n" in text[ends[j] : starts[i]]:
+            return -1
+        return j
+
+    todo = [
+        i
+        for i, f in enumerate(forms)
+        if f[:1].isalpha() and (f not in boring or (i and forms[i - 1] in _CONTEXT_WORDS))
+    ]
+    for i in todo:
+        if labels[i] != OUTSIDE:
+            continue
+        f = forms[i]
+        p = previous(i)
+        pf = forms[p] if p >= 0 else ""
+        category = lex.category(f)
+        word = f.isalpha() or "'" in f or "-" in f
+
+        # context clues
+        if pf in DOCTOR_TITLES or pf in PERSON_TITLES:
+            if word and (f not in common or category == "PATIENT") and len(f) > 1:
+                label = "DOCTOR" if pf in DOCTOR_TITLES else "PATIENT"
+                labels[i], rules[i] = label, "context.title"
+                continue
+        if pf in NAME_INDICATORS and word and f not in common:
+            labels[i], rules[i] = "PATIENT", "context.name_indicator"
+            continue
+        pp = forms[p - 1] if p >= 1 else ""
+        if ((pp, pf) in LOCATION_INDICATORS or ("", pf) in LOCATION_INDICATORS) and word:
+            if category == "LOCATION" or (f not in common and toks[i].text[:1].isupper()):
+                labels[i], rules[i] = "LOCATION", "context.location_indicator"
+                continue
+        if f in lex.prefixes and f not in common and i + 1 < n and forms[i + 1] in lex.last_names:
+            labels[i], rules[i] = "PATIENT", "context.prefix"
+            labels[i + 1], rules[i + 1] = "PATIENT", "context.prefix"
+            continue
+
+        # lookup tables, common words excluded
+        if f in common:
+            continue
+        if category is not None and len(f) > 2:
+            if category == "PATIENT" and p >= 0 and p == i - 1 and labels[p] == "DOCTOR":
+                category = "DOCTOR"
+            labels[i], rules[i] = category, "table." + category.lower().replace("patient", "name")
+            continue
+
+        # approximate matches of misspelled table words
+        if (
+            approximate
+            and len(f) >= min_length
+            and f.isalpha()
+            and toks[i].text[:1].isupper()
+            and not toks[i].text.isupper()
+        ):
+            category = lex.approximate(f)
+            if category is not None:
+                labels[i], rules[i] = category, "approx"
+    return labels, rules
+
+
+@register
+class HeuristicDeidentifier(System):
+    """Heuristic + dictionary baseline (see the module docstring)."""
+
+    name = "heuristic"
+    description = "Heuristic + dictionary baseline (Douglass 2005; Sibanda & Uzuner 2006 §4.1)"
+    requires_training = False
+    predicts_categories = True
+
+    def __init__(
+        self, dictionaries: str | None = None, approximate: bool = True, min_length: int = 5
+    ) -> None:
+        self.dictionaries = dictionaries
+        self.approximate = approximate
+        self.min_length = min_length
+
+    def _lexicon(self) -> HeuristicLexicon:
+        return lexicon(system_dictionaries(self.dictionaries))
+
+    def annotate(self, document: Document) -> tuple[list[str], list[str]]:
+        """Per token: the label and the name of the rule that assigned it ("" for ``O``)."""
+        return _tag(self._lexicon(), document, self.approximate, self.min_length)
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        lex = self._lexicon()
+        return [_tag(lex, doc, self.approximate, self.min_length)[0] for doc in documents]
