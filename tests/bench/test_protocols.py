@@ -89,7 +89,10 @@ def test_learning_curve_covers_every_fraction_of_every_fold() -> None:
     full = [s for s in splits if s.fraction == 1.0]
     assert [s.train for s in full] == [s.train for s in cross_validation(corpus, 3, 0)]
     quarter = [s for s in splits if s.fraction == 0.25]
-    assert all(len(q.train) == 2 and set(q.train) <= set(f.train) for q, f in zip(quarter, full))
+    assert all(
+        len(q.train) == 2 and set(q.train) <= set(f.train)
+        for q, f in zip(quarter, full, strict=True)
+    )
     assert quarter[0].scheme != full[0].scheme  # distinct cache keys
 
 

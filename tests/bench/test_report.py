@@ -1,0 +1,152 @@
+"""report.md pieces, plots, and the transcribed published figures."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from bench import paper_figures, report
+from bench.runner import RunConfig, run, run_info
+from tests.bench.toy import make_corpus
+
+
+def _frame(rows):
+    cols = ["system", "corpus", "protocol", "level", "subset", "label", "tp", "fp", "fn"]
+    cols += ["precision", "recall", "f1", "f1_ci_low", "f1_ci_high", "match"]
+    return pd.DataFrame([{**dict.fromkeys(cols, ""), **r} for r in rows], columns=cols)
+
+
+def _score(system, label, p, r, f, subset="all"):
+    return dict(
+        system=system,
+        corpus="c",
+        level="token",
+        subset=subset,
+        label=label,
+        tp=1,
+        fp=0,
+        fn=0,
+        precision=p,
+        recall=r,
+        f1=f,
+        f1_ci_low=f - 0.01,
+        f1_ci_high=min(1.0, f + 0.01),
+    )
+
+
+def test_headline_table_bolds_best_and_marks_significant_differences() -> None:
+    df = _frame(
+        [
+            _score("a", "PHI", 0.90, 0.80, 0.847),
+            _score("b", "PHI", 0.95, 0.70, 0.806),
+            _score("c", "PHI", 0.85, 0.84, 0.845),
+            _score("a", "non-PHI", 0.99, 0.99, 0.99),
+            _score("b", "non-PHI", 0.98, 0.995, 0.987),
+            _score("c", "non-PHI", 0.97, 0.98, 0.975),
+        ]
+    )
+    sig = pd.DataFrame(
+        [
+            dict(
+                corpus="c",
+                system_a="a",
+                system_b="b",
+                test=report.MARK_TEST,
+                statistic=0.04,
+                p_value=0.001,
+                subset="all",
+            ),
+            dict(
+                corpus="c",
+                system_a="a",
+                system_b="c",
+                test=report.MARK_TEST,
+                statistic=0.002,
+                p_value=0.6,
+                subset="all",
+            ),
+        ]
+    )
+    table = report.headline_table(df, sig, "c", ["a", "b", "c"], "all", 0.05)
+    lines = {tuple(c.strip() for c in line.strip("|").split("|")) for line in table.splitlines()}
+    assert ("a", "PHI", "90.0", "**80.0**"[:0] + "80.0", "**84.7**", "83.7–85.7") in lines
+    assert ("b", "PHI", "**95.0**", "70.0", "80.6 *", "79.6–81.6") in lines
+    assert ("c", "PHI", "85.0", "**84.0**", "84.5", "83.5–85.5") in lines
+    assert any(r[:2] == ("b", "non-PHI") and r[3] == "**99.5**" for r in lines)
+
+
+def test_published_figures_are_consistent_with_f_measure() -> None:
+    """Transcription check: F = 2PR/(P+R) within rounding for every P/R/F row.
+
+    One row is inconsistent in the paper itself (Table 7, IdentiFinder non-PHI: 95.0 / 86.5
+    printed with F 90.1, where 2PR/(P+R) = 90.6); we keep the printed value.
+    """
+    for row in paper_figures.PUBLISHED:
+        if row.precision is None or row.recall is None or row.f1 is None:
+            continue
+        if (row.table, row.paper_system, row.label) == ("Table 7", "IdentiFinder", "non-PHI"):
+            continue
+        p, r = row.precision, row.recall
+        f = 0.0 if p + r == 0 else 2 * p * r / (p + r)
+        assert math.isclose(f, row.f1, abs_tol=0.2), row
+
+
+def test_published_rows_for_each_embedded_corpus() -> None:
+    for corpus in ("authentic", "surrogate", "ambiguous", "unseen"):
+        rows = paper_figures.published_for(corpus)
+        assert {"svm", "heuristic", "hmm"} <= {r.our_system for r in rows}
+    table4 = [r for r in paper_figures.published_for("authentic") if r.table == "Table 4"]
+    svm_phi = next(r for r in table4 if r.our_system == "svm" and r.label == "PHI")
+    assert (svm_phi.precision, svm_phi.recall, svm_phi.f1) == (97.5, 95.0, 96.2)
+    assert paper_figures.published_for("ambiguous", "ambiguous")
+    assert sum(paper_figures.SU06_TABLE1["surrogate"].values()) == 20656
+    assert paper_figures.t11_table_description("Table A.13").startswith("trained on")
+
+
+def test_distribution_table_counts_words_per_class() -> None:
+    table = report.distribution_table({"toy": make_corpus(4)})
+    rows = {
+        line.split("|")[1].strip(): line.split("|")[2].strip() for line in table.splitlines()[2:]
+    }
+    assert rows["PATIENT"] == "8" and rows["DATE"] == "4" and rows["Total"] == "104"
+
+
+def test_full_report_and_plots(toy_systems, tmp_path) -> None:
+    result = run(
+        RunConfig(
+            systems=["toy-capitals,toy-memory,toy-people"],
+            corpora=["toy"],
+            folds=3,
+            show_progress=False,
+            n_resamples=50,
+            n_shuffles=50,
+            protocol="learning-curve",
+            fractions=(0.5, 1.0),
+        ),
+        {"toy": make_corpus(9)},
+    )
+    plots = report.write_plots(result, tmp_path)
+    assert set(plots) == {"f1_ci", "learning_curve"}
+    for path in plots.values():
+        assert path.read_bytes().startswith(b"\x89PNG")
+    info = run_info(result, ["python", "-m", "bench", "learning-curve"])
+    text = report.render_report(result, info, {k: p.name for k, p in plots.items()})
+    for heading in (
+        "## How this was produced",
+        "### PHI and non-PHI (all categories)",
+        "### People, locations and organizations only",
+        "### F-measure per category",
+        "### Entity level",
+        "## Learning curve",
+        "## Corpora: words per class",
+        "![Learning curve](learning_curve.png)",
+    ):
+        assert heading in text, heading
+    assert "`python -m bench learning-curve`" in text and "Seed: 0" in text
+
+
+@pytest.mark.parametrize("value", [float("nan"), None])
+def test_missing_values_render_empty(value) -> None:
+    assert report._pct(value) == ""
