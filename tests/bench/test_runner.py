@@ -209,3 +209,25 @@ def test_runner_throughput_on_cached_cells(toy_systems, benchmark) -> None:
     run(config, {"toy": corpus})
     result = benchmark(run, config, {"toy": corpus})
     assert all(o.cached for o in result.outcomes)
+
+
+def test_one_pass_bootstrap_counts_match_the_exact_per_row_counts() -> None:
+    from bench import metrics, significance
+    from bench.runner import score_predictions
+    from tests.bench.toy import MemorySystem
+
+    corpus = make_corpus(8)
+    train, test = corpus.documents[:4], corpus.documents[4:]
+    preds = MemorySystem().fit(train).predict(test)
+    rows = score_predictions(test, preds, seed=3, n_resamples=200, alpha=0.05)
+    checked = 0
+    for row in rows:
+        if row["tp"] + row["fp"] + row["fn"] == 0:
+            continue
+        counts = metrics.per_document_counts(
+            test, preds, row["label"], row["subset"], match=row["match"] or None
+        )
+        low, high = significance.bootstrap_f1_ci(counts, n_resamples=200, alpha=0.05, seed=3)
+        assert (row["f1_ci_low"], row["f1_ci_high"]) == (low, high), row
+        checked += 1
+    assert checked > 20
