@@ -265,6 +265,13 @@ def _tag(
     return labels, rules
 
 
+def annotate(
+    document: Document, dicts: Dictionaries, approximate: bool = True, min_length: int = 5
+) -> tuple[list[str], list[str]]:
+    """Labels and fired rules for ``document`` with the word lists ``dicts``."""
+    return _tag(lexicon(dicts), document, approximate, min_length)
+
+
 @register
 class HeuristicDeidentifier(System):
     """Heuristic + dictionary baseline (see the module docstring)."""

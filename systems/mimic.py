@@ -388,6 +388,30 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
             mark(j, label, rule)
             i = j
 
+    # signatures first ("Joyce Jacobson, RN"), so a name there is a clinician's: the
+    # credential must follow a comma or end its line, unless the name is unambiguous
+    for c in [c for c, f in enumerate(forms) if f in CREDENTIALS]:
+        i = prev_of[c]
+        if i < 0 or labels[i] != OUTSIDE:
+            continue
+        f = forms[i]
+        if not (unknown(f) or listed(f) or f in unambig):
+            continue
+        after = text[ends[c] : ends[c] + 3]
+        signed = toks[c - 1].text == "," or not after.strip(" .") or "\n" in after
+        if not (signed or f in unambig):
+            continue
+        j = i
+        while j >= 0 and i - j < 5:
+            fj = forms[j]
+            if fj not in (".", ","):
+                if not (initial(j) or unknown(fj) or listed(fj) or fj in unambig):
+                    break
+                mark(j, "DOCTOR", "name.signature")
+            if j and newline_between(j - 1, j):
+                break
+            j -= 1
+
     boring = lex.boring
     # skip common words, except right after a title ("Dr. Price", "Mrs. Park")
     todo = [
@@ -450,24 +474,6 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
                 continue
         nx = next_word(i)
         nf = forms[nx] if nx >= 0 else ""
-        if nf in CREDENTIALS and (unknown(f) or listed(f) or f in unambig):
-            # "Joyce Jacobson, RN": the credential after a comma or at the end of the line
-            after = text[ends[nx] : ends[nx] + 3]
-            signed = toks[nx - 1].text == "," or not after.strip(" .") or "\n" in after
-            if signed or f in unambig:
-                j = i
-                while j >= 0 and i - j < 5:
-                    fj = forms[j]
-                    if fj == "." or fj == ",":
-                        pass
-                    elif initial(j) or unknown(fj) or listed(fj) or fj in unambig:
-                        mark(j, "DOCTOR", "name.signature")
-                    else:
-                        break
-                    if j and newline_between(j - 1, j):
-                        break
-                    j -= 1
-                continue
         if f in unambig and len(f) > 1:
             label = "DOCTOR" if f in lex.doctor_names else "PATIENT"
             mark(i, label, "name.unambiguous")
@@ -537,6 +543,12 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
                 mark(i, "LOCATION", "location.indicator")
                 continue
     return labels, rules
+
+
+def annotate(document: Document, dicts: Dictionaries) -> tuple[list[str], list[str]]:
+    """Labels and fired rules for ``document`` with the word lists ``dicts`` (no registry,
+    no directory: what tests and feature classes with their own lists use)."""
+    return _tag(lexicon(dicts), document)
 
 
 @register
