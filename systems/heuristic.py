@@ -232,23 +232,23 @@ def _tag(
         if pf in NAME_INDICATORS and word and f not in common:
             labels[i], rules[i] = "PATIENT", "context.name_indicator"
             continue
-        pp = forms[p - 1] if p >= 1 else ""
-        if ((pp, pf) in LOCATION_INDICATORS or ("", pf) in LOCATION_INDICATORS) and word:
-            if category == "LOCATION" or (f not in common and toks[i].text[:1].isupper()):
-                labels[i], rules[i] = "LOCATION", "context.location_indicator"
-                continue
         if f in lex.prefixes and f not in common and i + 1 < n and forms[i + 1] in lex.last_names:
             labels[i], rules[i] = "PATIENT", "context.prefix"
             labels[i + 1], rules[i + 1] = "PATIENT", "context.prefix"
             continue
 
         # lookup tables, common words excluded
-        if f in common:
-            continue
-        if category is not None and len(f) > 2:
+        if category is not None and f not in common and (len(f) > 2 or category != "PATIENT"):
             if category == "PATIENT" and p >= 0 and p == i - 1 and labels[p] == "DOCTOR":
                 category = "DOCTOR"
             labels[i], rules[i] = category, "table." + category.lower().replace("patient", "name")
+            continue
+        pp = forms[p - 1] if p >= 1 else ""
+        if ((pp, pf) in LOCATION_INDICATORS or ("", pf) in LOCATION_INDICATORS) and word:
+            if category == "LOCATION" or (f not in common and toks[i].text[:1].isupper()):
+                labels[i], rules[i] = "LOCATION", "context.location_indicator"
+                continue
+        if f in common:
             continue
 
         # approximate matches of misspelled table words
