@@ -19,11 +19,12 @@ family                source                                                    
 :data:`AGE_TABLES`    Tafvizi 2011, Tables 2.5-2.6 (ages 90-125 with a phrase)     mimic
 ====================  ===========================================================  =========
 
-Patterns run over the raw note text (one scan per pattern, no per-token regex); their
-character spans are then projected onto the token interface by :func:`label_tokens`, which
-labels every token that overlaps a match.  Year-only dates, whose Table 2.2 row applies
-"only if preceding or following text includes the name of a medical event", need token
-context and are handled by :func:`year_tokens`.
+Patterns match the raw note text, not tokens; :class:`PatternSet` tries each one only where
+it can start (a digit run, a bracket, an apostrophe or a cue word) instead of scanning the
+whole note once per pattern.  Their character spans are then projected onto the token
+interface by :func:`label_tokens`, which labels every token that overlaps a match.
+Year-only dates, whose Table 2.2 row applies "only if preceding or following text includes
+the name of a medical event", need token context and are handled by :func:`year_tokens`.
 
 The module also holds the token-level helpers both systems use: :class:`PhraseIndex`
 (multi-word dictionary entries such as "Sacred Heart" matched against token sequences)
