@@ -112,7 +112,7 @@ class CrfLearner:
         self,
         c1: float = 0.1,
         c2: float = 0.1,
-        max_iterations: int = 100,
+        max_iterations: int = 50,
         sequence: str = "sentence",
         all_possible_transitions: bool = True,
     ) -> None:
@@ -187,11 +187,11 @@ class CrfSystem(System):
         self,
         c1: float = 0.1,
         c2: float = 0.1,
-        max_iterations: int = 100,
+        max_iterations: int = 50,
         sequence: str = "sentence",
         dictionaries: str | None = None,
         two_stage: bool = False,
-        inner_folds: int = 3,
+        inner_folds: int = 2,
         seed: int = 0,
     ) -> None:
         self.c1 = c1
@@ -256,10 +256,10 @@ class StanfordCrf(CrfSystem):
         self,
         c1: float = 0.1,
         c2: float = 0.1,
-        max_iterations: int = 100,
+        max_iterations: int = 50,
         sequence: str = "sentence",
         two_stage: bool = False,
-        inner_folds: int = 3,
+        inner_folds: int = 2,
         seed: int = 0,
         feature_set: str = "stanford",
     ) -> None:

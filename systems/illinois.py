@@ -66,7 +66,7 @@ def out_of_fold_labels(
     documents: Sequence[Document],
     rows: Rows,
     labels: Sequence[Sequence[str]],
-    n_folds: int = 3,
+    n_folds: int = 2,
     seed: int = 0,
 ) -> list[list[str]]:
     """First-stage labels of the training documents, each predicted by a learner that did
@@ -120,7 +120,7 @@ class TwoStage:
             def fit(self, documents, rows, labels): ...
             def predict(self, documents, rows): ...
 
-        learner = TwoStage(SvmLearner, inner_folds=3) if two_stage else SvmLearner()
+        learner = TwoStage(SvmLearner, inner_folds=2) if two_stage else SvmLearner()
         learner.fit(train_docs, combine(features, train_docs), gold_labels(train_docs))
         labels = learner.predict(test_docs, combine(features, test_docs))
     """
@@ -129,7 +129,7 @@ class TwoStage:
         self,
         make_learner: LearnerFactory,
         context: PredictionContext | None = None,
-        inner_folds: int = 3,
+        inner_folds: int = 2,
         seed: int = 0,
     ) -> None:
         self.make_learner = make_learner

@@ -41,11 +41,11 @@ class MistCrf(CrfSystem):
         self,
         c1: float = 0.1,
         c2: float = 0.1,
-        max_iterations: int = 100,
+        max_iterations: int = 50,
         sequence: str = "sentence",
         dictionaries: str | None = None,
         two_stage: bool = False,
-        inner_folds: int = 3,
+        inner_folds: int = 2,
         seed: int = 0,
         lexical: bool = True,
     ) -> None:
