@@ -33,6 +33,7 @@ import hashlib
 import os
 import platform
 import stat
+import sys
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -530,6 +531,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         scheduler=config.scheduler,
         show_progress=config.show_progress,
         desc="cells",
+        on_result=_log_task if config.show_progress and not sys.stderr.isatty() else None,
     )
     outcomes = [o for group in nested for o in group]
 
@@ -593,6 +595,23 @@ def worker_environment(config: RunConfig) -> dict[str, str]:
     if config.backend != "dask":  # a remote worker keeps its own cache directory
         env[cache.ENV_CACHE] = str(cache.cache_dir())
     return env
+
+
+def _log_task(index: int, outcomes: list[CellOutcome]) -> None:
+    """One line per finished task when stderr is not a terminal (logs, CI): no PHI."""
+    if not outcomes:
+        return
+    first = outcomes[0]
+    seconds = sum(o.seconds for o in outcomes)
+    cached = sum(o.cached for o in outcomes)
+    failed = sum(not o.ok for o in outcomes)
+    folds = ",".join(str(o.fold) for o in outcomes)
+    print(
+        f"done {first.system} on {first.corpus} ({first.protocol} fold {folds}): "
+        f"{seconds:.1f} s, {cached} cached, {failed} failed",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def headline_subset(system_cls: type) -> str:
