@@ -229,6 +229,11 @@ DEFAULT_DICTIONARY_GROUPS: dict[str, tuple[str, ...]] = {
 
 #: (id of a Dictionaries object, groups) -> (that object, lexicon, longest phrase length).
 _LEXICONS: dict[tuple[int, tuple[str, ...]], tuple[Dictionaries, dict[str, set[str]], int]] = {}
+#: (id of a lexicon, groups) -> (that lexicon, entry -> groups, first words of phrases).
+_INDEXES: dict[
+    tuple[int, tuple[str, ...]],
+    tuple[dict[str, set[str]], dict[str, tuple[str, ...]], frozenset[str]],
+] = {}
 
 
 class DictionaryWindow(FeatureClass):
@@ -263,25 +268,41 @@ class DictionaryWindow(FeatureClass):
         _LEXICONS[key] = (d, lex, min(longest, 4))
         return lex, min(longest, 4)
 
+    def _index(self) -> tuple[dict[str, tuple[str, ...]], frozenset[str], int]:
+        """Entry -> groups holding it, first words of multi-word entries, longest phrase:
+        one look-up per token instead of one per group (memoized like the lexicon)."""
+        lex, longest = self._lexicon()
+        key = (id(lex), tuple(self.groups))
+        hit = _INDEXES.get(key)
+        if hit is not None and hit[0] is lex:
+            return hit[1], hit[2], longest
+        groups_of: dict[str, list[str]] = {}
+        for g, entries in lex.items():
+            for e in entries:
+                groups_of.setdefault(e, []).append(g)
+        index = {e: tuple(gs) for e, gs in groups_of.items()}
+        starts = frozenset(e.split(" ", 1)[0] for e in index if " " in e)
+        _INDEXES[key] = (lex, index, starts)
+        return index, starts, longest
+
     def membership(self, document: Document) -> list[set[str]]:
         """For every token, the dictionary groups it belongs to (alone or in a phrase)."""
-        lex, longest = self._lexicon()
+        index, starts, longest = self._index()
         toks = document.tokens
         words = [normalize(t.text) for t in toks]
         hits: list[set[str]] = [set() for _ in toks]
         for i, w in enumerate(words):
-            for g, entries in lex.items():
-                if w in entries:
-                    hits[i].add(g)
-            if longest > 1 and w[:1].isalpha():
+            groups = index.get(w)
+            if groups:
+                hits[i].update(groups)
+            if longest > 1 and w in starts and w[:1].isalpha():
                 for size in range(2, longest + 1):
                     if i + size > len(words):
                         break
-                    phrase = " ".join(words[i : i + size])
-                    for g, entries in lex.items():
-                        if phrase in entries:
-                            for k in range(i, i + size):
-                                hits[k].add(g)
+                    groups = index.get(" ".join(words[i : i + size]))
+                    if groups:
+                        for k in range(i, i + size):
+                            hits[k].update(groups)
         return hits
 
     def extract(self, document: Document) -> list[TokenFeatures]:
