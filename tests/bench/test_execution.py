@@ -64,9 +64,7 @@ def local_cluster():
 
 
 def test_dask_backend_matches_sequential(local_cluster: str) -> None:
-    got = execute(
-        square_plus, TASKS, backend="dask", scheduler=local_cluster, show_progress=False
-    )
+    got = execute(square_plus, TASKS, backend="dask", scheduler=local_cluster, show_progress=False)
     assert got == EXPECTED
 
 
