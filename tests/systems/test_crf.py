@@ -165,8 +165,10 @@ def test_crf_on_physionet_split(physionet_dir) -> None:
     from corpora.load import load_corpus
 
     corpus, _ = load_corpus(f"physionet:{physionet_dir}")
-    docs = list(corpus.documents)[:600]
-    train, test = docs[:480], docs[480:]
-    predictions = get_system("crf", max_iterations=30).fit_predict(train, test)
+    docs = list(corpus.documents)
+    cut = len(docs) * 4 // 5
+    train, test = docs[:cut], docs[cut:]
+    predictions = get_system("crf").fit_predict(train, test)
     counts = token_counts(gold_labels(test), predictions)
-    assert counts.precision > 0.8 and counts.recall > 0.4
+    # measured: P 0.95, R 0.61 (lower-case nursing shorthand, no dictionaries)
+    assert counts.precision > 0.85 and counts.recall > 0.5
