@@ -115,13 +115,17 @@ class FeatureSpace:
         return encoded
 
     def matrix(
-        self, features: Sequence[FeatureClass], documents: Sequence[Document]
+        self,
+        features: Sequence[FeatureClass],
+        documents: Sequence[Document],
+        *,
+        binary: bool = False,
     ) -> sp.csr_matrix:
         """Tokens x global feature ids for ``documents`` (rows in document, token order).
 
-        Features emitted by two classes under the same name are summed, so the union of
-        classes that share a primitive never counts it twice when they are deduplicated by
-        key first (see :func:`unique_features`).
+        A feature emitted under the same name by two classes (the target word is in several
+        systems' sets) is one column; ``binary=True`` keeps it an indicator (value 1), as
+        Tafvizi's binary feature map does (§4.2.1), instead of summing the two values.
         """
         rows: list[np.ndarray] = []
         cols: list[np.ndarray] = []
@@ -145,6 +149,8 @@ class FeatureSpace:
         )
         out = coo.tocsr()
         out.sum_duplicates()
+        if binary:
+            out.data[:] = 1.0
         return out
 
     def clear(self) -> None:
@@ -222,7 +228,8 @@ class FeatureSVM(System):
 
     def transform(self, documents: Sequence[Document]) -> sp.csr_matrix:
         """The fitted model's design matrix for ``documents``."""
-        return project(FEATURE_SPACE.matrix(self._features(), documents), self.columns_)
+        x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
+        return project(x, self.columns_)
 
     def feature_names(self) -> list[str]:
         """Names of the fitted model's columns."""
@@ -264,7 +271,7 @@ class FeatureSVM(System):
     def fit(self, documents: Sequence[Document]) -> FeatureSVM:
         self._check()
         self.predicts_categories = self.mode == "multiclass"  # type: ignore[misc]
-        x = FEATURE_SPACE.matrix(self._features(), documents)
+        x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
         y = self._targets(documents)
         self.columns_ = np.unique(x.indices).astype(np.int64)
         x = project(x, self.columns_)

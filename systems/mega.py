@@ -1,0 +1,124 @@
+"""The Mega SVM: one linear SVM over the union of five systems' features (Tafvizi 2011).
+
+Tafvizi's Hypothesis 1 (§1.2): an SVM over an inclusive feature set -- Stat De-id's plus
+those of the Stanford NER, the MITRE MIST de-identifier, the Illinois tagger and the MIMIC
+rule-based de-identifier -- outperforms each base system.  Her implementation (§4.2-4.3)
+maps every (type, value) feature to a binary dimension and trains liblinear one-vs-rest
+over the PHI categories; this module does the same with
+:class:`sklearn.svm.LinearSVC`.
+
+No feature is implemented here.  The union is built from the very feature-class objects
+the other systems use (:data:`MEGA_SOURCES`), deduplicated by
+:meth:`~systems.features.base.FeatureClass.key`; where two sources emit the same indicator
+under the same name (the target word is in Stat De-id, Stanford and Illinois), it is one
+binary column, not two -- Tafvizi §4.2.1: two features are equal iff type and value are.
+Adding a source is one entry in :data:`MEGA_SOURCES`.
+
+Substitutes and differences: the sources are this harness's re-creations (see each
+feature module's docstring); the Illinois source contributes its first-stage features only,
+since its second stage needs a trained first-stage model; MIMIC contributes its rules'
+outputs as features (:class:`systems.features.mimic.MimicRuleFeatures`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from systems.base import register
+from systems.features.base import FeatureClass
+from systems.svm import FeatureSVM
+
+log = logging.getLogger(__name__)
+
+SourceFactory = Callable[[str | None], Sequence[FeatureClass]]
+
+
+def _statdeid(dictionaries: str | None) -> Sequence[FeatureClass]:
+    from systems.features.statdeid import build
+
+    return [f for _, f in build(None, dictionaries=dictionaries)]
+
+
+def _stanford(dictionaries: str | None) -> Sequence[FeatureClass]:
+    return importlib.import_module("systems.features.stanford").STANFORD_FEATURES
+
+
+def _mist(dictionaries: str | None) -> Sequence[FeatureClass]:
+    return importlib.import_module("systems.features.mist").mist_features(dictionaries)
+
+
+def _illinois(dictionaries: str | None) -> Sequence[FeatureClass]:
+    return importlib.import_module("systems.features.illinois").ILLINOIS_FEATURES
+
+
+def _mimic(dictionaries: str | None) -> Sequence[FeatureClass]:
+    module = importlib.import_module("systems.features.mimic")
+    return (module.MimicRuleFeatures(dictionaries=dictionaries),)
+
+
+#: Feature-class sources of the Mega SVM (Tafvizi 2011, Figure 1-1), in her order:
+#: name -> factory(dictionaries) returning that system's feature-class objects.
+MEGA_SOURCES: dict[str, SourceFactory] = {
+    "statdeid": _statdeid,
+    "stanford": _stanford,
+    "mist": _mist,
+    "illinois": _illinois,
+    "mimic": _mimic,
+}
+
+
+@register
+class MegaSVM(FeatureSVM):
+    """Mega-deidentifier: one-vs-rest linear SVM on the union of all sources' features.
+
+    Parameters
+    ----------
+    sources:
+        Names from :data:`MEGA_SOURCES` (default all).  A single source gives the
+        "performance with Stanford / MITRE / MIMIC features" rows of Tafvizi's Appendix A.
+        A source whose module is missing is skipped with a logged reason.
+    mode:
+        ``"multiclass"`` (Tafvizi) or ``"binary"``.
+    C, class_weight, threshold, dictionaries, seed:
+        As for :class:`systems.svm.LocalContextSVM`.
+    """
+
+    name = "mega"
+    description = "Mega SVM: union of Stat De-id, Stanford, MIST, Illinois, MIMIC features"
+    predicts_categories: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        sources: tuple[str, ...] | None = None,
+        mode: str = "multiclass",
+        C: float = 0.5,
+        class_weight: float | str | Mapping[Any, float] | None = 2.0,
+        threshold: float = 0.0,
+        dictionaries: str | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.sources = sources
+        self.mode = mode
+        self.C = C
+        self.class_weight = class_weight
+        self.threshold = threshold
+        self.dictionaries = dictionaries
+        self.seed = seed
+        self.kernel = "linear"
+        self.predicts_categories = mode == "multiclass"  # type: ignore[misc]
+
+    def feature_classes(self) -> list[FeatureClass]:
+        names = tuple(MEGA_SOURCES) if self.sources is None else tuple(self.sources)
+        unknown = [n for n in names if n not in MEGA_SOURCES]
+        if unknown:
+            raise ValueError(f"unknown mega sources {unknown}; known: {', '.join(MEGA_SOURCES)}")
+        out: list[FeatureClass] = []
+        for name in names:
+            try:
+                out.extend(MEGA_SOURCES[name](self.dictionaries))
+            except ModuleNotFoundError as exc:
+                log.warning("mega: feature source %r skipped: %s", name, exc)
+        return out

@@ -1,0 +1,78 @@
+"""The Mega SVM: the union of the other systems' feature-class objects (Tafvizi 2011, §1.2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.metrics import token_counts
+from corpora.model import PHI, gold_labels
+from systems.base import get_system
+from systems.features.common import PosWindow
+from systems.mega import MEGA_SOURCES, MegaSVM
+from systems.svm import FEATURE_SPACE, unique_features
+from tests.conftest import requires_nltk
+from tests.systems.test_svm import notes
+
+
+def test_sources_are_tafvizis_five_systems() -> None:
+    assert list(MEGA_SOURCES) == ["statdeid", "stanford", "mist", "illinois", "mimic"]
+
+
+def test_union_reuses_the_other_systems_objects_without_duplicates() -> None:
+    from systems.features.illinois import ILLINOIS_FEATURES
+    from systems.features.stanford import STANFORD_FEATURES
+
+    classes = MegaSVM()._features()
+    keys = [f.key() for f in classes]
+    assert len(keys) == len(set(keys))
+    # the very objects the CRF systems use (or an identical-key object shared with another
+    # source), not copies of their features
+    assert all(g.key() in keys for g in STANFORD_FEATURES)
+    assert any(f is STANFORD_FEATURES[-1] for f in classes)  # Stanford's disjunctive window
+    # Orthography is in Stat De-id, MIST and Illinois: it appears once
+    assert sum(f.name == "orthography" for f in classes) == 1
+    assert sum(isinstance(f, PosWindow) for f in classes) == 1
+    assert any(g.key() == f.key() for g in ILLINOIS_FEATURES for f in classes)
+    names = {f.name for f in classes}
+    assert {"mimic", "mist_regex", "disjunctive", "medical_vocabulary", "affixes"} <= names
+
+
+def test_single_source_and_unknown_source() -> None:
+    only = MegaSVM(sources=("mimic",))._features()
+    assert [f.name for f in only] == ["mimic"]
+    with pytest.raises(ValueError, match="unknown mega sources"):
+        MegaSVM(sources=("stanford", "watson")).feature_classes()
+    assert len(unique_features(MegaSVM(sources=("mist", "illinois"))._features())) < len(
+        MegaSVM(sources=("mist",))._features()
+    ) + len(MegaSVM(sources=("illinois",))._features())
+
+
+def test_shared_indicators_are_one_binary_column() -> None:
+    docs = notes(2, seed=21)
+    classes = MegaSVM(sources=("stanford", "illinois"))._features()
+    classes = [f for f in classes if not isinstance(f, PosWindow)]
+    x = FEATURE_SPACE.matrix(classes, docs, binary=True)
+    assert x.max() == 1.0
+    # "w0=..." comes from both Stanford's and Illinois' word windows
+    col = FEATURE_SPACE.vocabulary["w0=dr."]
+    assert x[:, col].sum() == sum(t.text == "Dr." for d in docs for t in d.tokens)
+
+
+@requires_nltk
+def test_mega_learns_categories_from_the_union() -> None:
+    train, test = notes(40, seed=22), notes(12, seed=23)
+    model = get_system("mega").fit(train)
+    pred = model.predict(test)
+    gold = gold_labels(test)
+    assert PHI not in {lab for doc in pred for lab in doc}
+    assert token_counts(gold, pred).f1 > 0.9
+    for label in ("PATIENT", "DOCTOR", "PHONE"):
+        assert token_counts(gold, pred, label=label).f1 > 0.8, label
+
+
+def test_binary_mega_without_nltk_sources() -> None:
+    train, test = notes(20, seed=24), notes(6, seed=25)
+    model = MegaSVM(sources=("mist", "mimic"), mode="binary").fit(train)
+    pred = model.predict(test)
+    assert {lab for doc in pred for lab in doc} <= {PHI, "O"}
+    assert token_counts(gold_labels(test), pred).recall > 0.8

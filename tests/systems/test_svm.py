@@ -1,0 +1,221 @@
+"""The local-context SVM: modes, kernels, operating point, feature space, registry."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from bench.metrics import token_counts
+from corpora.model import OUTSIDE, PHI, Document, Span, gold_labels
+from systems.base import get_system
+from systems.features.base import FeatureClass, TokenFeatures
+from systems.svm import FEATURE_SPACE, FeatureSpace, LocalContextSVM, project, unique_features
+from tests.conftest import requires_nltk
+
+FIRST = ["John", "Mary", "Oscar", "Wendy", "Pavel", "Ingrid", "Tomas", "Greta", "Hugo", "Lena"]
+LAST = ["Kowalski", "Brandt", "Okafor", "Lindqvist", "Moreau", "Tanaka", "Quist", "Varga"]
+HOSPITALS = ["Riverside Medical Center", "Lakeview Hospital", "Saint Brigid Clinic"]
+FILLER = [
+    "Lungs clear to auscultation bilaterally.",
+    "Continue lasix and monitor urine output.",
+    "Heart rate regular, no murmurs.",
+    "Plan to wean sedation as tolerated.",
+    "Abdomen soft, nontender.",
+]
+
+
+def note(i: int, rng: random.Random) -> Document:
+    """A small ICU-style note with a patient, a doctor, a date, a hospital and a phone."""
+    parts: list[tuple[str, str | None]] = []
+
+    def add(text: str, category: str | None = None) -> None:
+        parts.append((text, category))
+
+    add("HPI: Pt ")
+    add(f"{rng.choice(FIRST)} {rng.choice(LAST)}", "PATIENT")
+    add(" was admitted on ")
+    add(f"{rng.randint(1, 12)}/{rng.randint(1, 28)}", "DATE")
+    add(" to ")
+    add(rng.choice(HOSPITALS), "HOSPITAL")
+    add(". " + rng.choice(FILLER) + "\n")
+    add("Plan: seen by Dr. ")
+    add(rng.choice(LAST), "DOCTOR")
+    add(". " + rng.choice(FILLER) + " Call ")
+    add(f"617-{rng.randint(200, 999)}-{rng.randint(1000, 9999)}", "PHONE")
+    add(" with questions.\n")
+    text, spans, pos = "", [], 0
+    for chunk, category in parts:
+        if category:
+            spans.append(Span(pos, pos + len(chunk), category))
+        text += chunk
+        pos += len(chunk)
+    return Document(f"note{i}-{rng.random():.6f}", text, tuple(spans))
+
+
+def notes(n: int, seed: int = 0) -> list[Document]:
+    rng = random.Random(seed)
+    return [note(i, rng) for i in range(n)]
+
+
+NO_NLTK = ("orthography", "dictionaries", "section")
+
+
+@requires_nltk
+def test_binary_svm_learns_phi_from_local_context() -> None:
+    train, test = notes(40, seed=1), notes(15, seed=2)
+    model = LocalContextSVM().fit(train)
+    pred = model.predict(test)
+    assert {lab for doc in pred for lab in doc} == {PHI, OUTSIDE}
+    counts = token_counts(gold_labels(test), pred)
+    assert counts.recall > 0.9 and counts.precision > 0.9
+
+
+@requires_nltk
+def test_multiclass_svm_predicts_categories() -> None:
+    train, test = notes(40, seed=1), notes(15, seed=2)
+    model = get_system("svm", mode="multiclass").fit(train)
+    assert model.predicts_categories
+    pred = model.predict(test)
+    gold = gold_labels(test)
+    for label in ("PATIENT", "DOCTOR", "PHONE", "HOSPITAL"):
+        assert token_counts(gold, pred, label=label).f1 > 0.8, label
+    assert PHI not in {lab for doc in pred for lab in doc}
+
+
+def test_threshold_moves_the_operating_point() -> None:
+    train, test = notes(30, seed=3), notes(10, seed=4)
+    model = LocalContextSVM(features=NO_NLTK).fit(train)
+    scores = model.decision_function(test)
+    assert [len(s) for s in scores] == [len(d.tokens) for d in test]
+    default = model.predict(test)
+    for doc, s, labels in zip(test, scores, default, strict=True):
+        assert [lab == PHI for lab in labels] == list(s > 0.0), doc.id
+    model.threshold = float(min(s.min() for s in scores)) - 1.0
+    assert all(lab == PHI for doc in model.predict(test) for lab in doc)
+    model.threshold = float(max(s.max() for s in scores)) + 1.0
+    assert all(lab == OUTSIDE for doc in model.predict(test) for lab in doc)
+
+
+def test_heavier_phi_weight_never_lowers_recall() -> None:
+    train, test = notes(30, seed=5), notes(10, seed=6)
+    gold = gold_labels(test)
+    recall = [
+        token_counts(
+            gold, LocalContextSVM(features=NO_NLTK, class_weight=w).fit(train).predict(test)
+        ).recall
+        for w in (0.2, 1.0, 10.0)
+    ]
+    assert recall == sorted(recall)
+    assert recall[-1] > recall[0]
+
+
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+def test_libsvm_kernels_train_and_predict(kernel: str) -> None:
+    train, test = notes(12, seed=7), notes(4, seed=8)
+    model = LocalContextSVM(features=NO_NLTK, kernel=kernel).fit(train)
+    from sklearn.svm import SVC
+
+    assert isinstance(model.model_, SVC) and model.model_.kernel == kernel
+    pred = model.predict(test)
+    assert [len(p) for p in pred] == [len(d.tokens) for d in test]
+    assert token_counts(gold_labels(test), pred).recall > 0.5
+
+
+def test_linear_kernel_is_liblinear() -> None:
+    from sklearn.svm import LinearSVC
+
+    model = LocalContextSVM(features=NO_NLTK).fit(notes(5))
+    assert isinstance(model.model_, LinearSVC)
+
+
+def test_training_without_phi_predicts_nothing() -> None:
+    docs = [Document(f"n{i}", "Lungs clear. Continue lasix.") for i in range(3)]
+    model = LocalContextSVM(features=NO_NLTK).fit(docs)
+    assert model.predict(notes(2)) == [[OUTSIDE] * len(d.tokens) for d in notes(2)]
+    multi = LocalContextSVM(features=NO_NLTK, mode="multiclass").fit(docs)
+    assert all(lab == OUTSIDE for doc in multi.predict(notes(2)) for lab in doc)
+
+
+def test_bad_parameters_fail_at_fit() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        LocalContextSVM(mode="ternary").fit(notes(2))
+    with pytest.raises(ValueError, match="kernel"):
+        LocalContextSVM(kernel="sigmoid").fit(notes(2))
+    with pytest.raises(ValueError, match="unknown feature class"):
+        LocalContextSVM(features=("telepathy",)).fit(notes(2))
+
+
+def test_registry_params_and_clone() -> None:
+    model = get_system("svm", C=0.25, features=NO_NLTK)
+    assert model.get_params()["C"] == 0.25
+    clone = model.clone()
+    assert clone.get_params() == model.get_params() and clone is not model
+    assert not LocalContextSVM.predicts_categories  # binary by default
+
+
+def test_unavailable_optional_feature_is_skipped_with_a_reason(monkeypatch, caplog) -> None:
+    from systems.features import linkgrammar
+
+    monkeypatch.setenv("DEID_BENCH_NO_LINKGRAMMAR", "1")
+    linkgrammar._module.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="systems.svm"):
+            classes = LocalContextSVM(features=("section", "syntactic_bigrams")).feature_classes()
+        assert [f.name for f in classes] == ["section"]
+        assert "syntactic_bigrams" in caplog.text and "DEID_BENCH_NO_LINKGRAMMAR" in caplog.text
+    finally:
+        linkgrammar._module.cache_clear()
+
+
+class Counting(FeatureClass):
+    """Emits the lower-cased word and counts how often it is asked to extract."""
+
+    name = "counting"
+    calls = 0
+
+    def extract(self, document: Document) -> list[TokenFeatures]:
+        Counting.calls += 1
+        return [{f"c={t.text.lower()}": 1.0} for t in document.tokens]
+
+
+def test_feature_space_encodes_each_document_once() -> None:
+    space = FeatureSpace()
+    docs = notes(3, seed=9)
+    Counting.calls = 0
+    a = space.matrix([Counting()], docs)
+    b = space.matrix([Counting()], docs[:2])
+    assert Counting.calls == 3
+    assert a.shape[0] == sum(len(d.tokens) for d in docs)
+    assert (a[: b.shape[0], : b.shape[1]] != b).nnz == 0
+    smith = space.vocabulary["c=dr."]
+    row = next(i for i, t in enumerate(docs[0].tokens) if t.text == "Dr.")
+    assert a[row, smith] == 1.0 and a[row].nnz == 1
+
+
+def test_duplicate_names_across_classes_stay_binary() -> None:
+    space = FeatureSpace()
+    docs = notes(1)
+    summed = space.matrix([Counting(), Counting()], docs)
+    assert summed.max() == 2.0
+    assert space.matrix([Counting(), Counting()], docs, binary=True).max() == 1.0
+    assert len(unique_features([Counting(), Counting()])) == 1
+
+
+def test_project_keeps_training_columns_and_drops_unseen() -> None:
+    x = sp.csr_matrix(np.array([[1, 0, 2, 0], [0, 0, 0, 0], [0, 3, 0, 4]], dtype=np.float32))
+    out = project(x, np.array([2, 3]))
+    assert out.toarray().tolist() == [[2, 0], [0, 0], [0, 4]]
+    assert project(x, np.array([1])).toarray().tolist() == [[0], [0], [3]]
+
+
+def test_shared_feature_space_is_reused_by_svm_fits() -> None:
+    docs = notes(6, seed=10)
+    LocalContextSVM(features=NO_NLTK).fit(docs)
+    size = len(FEATURE_SPACE)
+    encoded = len(FEATURE_SPACE._encoded)
+    LocalContextSVM(features=NO_NLTK, C=2.0).fit(docs[:4])
+    assert len(FEATURE_SPACE) == size and len(FEATURE_SPACE._encoded) == encoded
