@@ -72,6 +72,18 @@ def section_starts(text: str) -> list[tuple[int, str]]:
     return starts
 
 
+def _is_initial(text: str, start: int, end: int) -> bool:
+    """``J.`` in ``J. Smith``: a single capital followed by a period and a capitalized word.
+
+    Keeping the period on the initial stops it from ending the sentence, which would cut
+    the local-context window exactly where a name starts.
+    """
+    if end - start != 1 or not text[start].isupper():
+        return False
+    rest = text[end + 1 : end + 3]
+    return len(rest) == 2 and rest[0] == " " and rest[1].isupper()
+
+
 def _raw_tokens(text: str) -> Iterator[tuple[int, int]]:
     pos, n = 0, len(text)
     search = _TOKEN_RE.search
@@ -82,7 +94,7 @@ def _raw_tokens(text: str) -> Iterator[tuple[int, int]]:
         start, end = m.span()
         kind = m.lastgroup
         if kind == "word" and end < n and text[end] == ".":
-            if text[start:end].lower() in ABBREVIATIONS:
+            if text[start:end].lower() in ABBREVIATIONS or _is_initial(text, start, end):
                 end += 1
         elif kind == "phone" and text[start] == "(" and ")" not in text[start:end]:
             # "(617-555-1234" -- leave the bracket as its own token

@@ -100,3 +100,12 @@ def test_marks_become_token_flags() -> None:
     flagged = [t.text for t in doc.tokens if FLAG_AMBIGUOUS in t.flags]
     assert flagged == ["Swan", "Swan"]
     assert not doc.tokens[2].flags
+
+
+def test_initials_keep_their_period_and_the_sentence() -> None:
+    doc = _doc("Seen by J. Smith today. Vitamin K.\nThen rest.")
+    toks = texts(doc)
+    assert "J." in toks and "K" in toks
+    by_text = {t.text: t for t in doc.tokens}
+    assert by_text["J."].sentence == by_text["Smith"].sentence
+    assert by_text["Then"].sentence > by_text["Vitamin"].sentence
