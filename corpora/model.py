@@ -152,8 +152,15 @@ class Document:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A content hash: the cache key for everything computed from this document."""
+        """A content hash: the cache key for everything computed from this document.
+
+        It includes the tokenizer's version, because every cached artefact (POS tags,
+        features, per-fold predictions) is aligned with the tokens.
+        """
+        from corpora.tokenize import TOKENIZER_VERSION
+
         h = hashlib.blake2b(digest_size=16)
+        h.update(f"tokenizer={TOKENIZER_VERSION}\0".encode())
         h.update(self.id.encode())
         h.update(b"\0")
         h.update(self.text.encode("utf-8", "surrogatepass"))

@@ -28,6 +28,10 @@ from corpora.model import OUTSIDE, Token
 if TYPE_CHECKING:
     from corpora.model import Document
 
+#: Bump whenever tokenization changes: it is part of every document's fingerprint, so all
+#: caches keyed by it (POS tags, features, predictions) are invalidated.
+TOKENIZER_VERSION = 2
+
 #: Abbreviations whose final period belongs to the word (titles and Latin dosing terms).
 ABBREVIATIONS = frozenset(
     """dr mr mrs ms mssrs prof st jr sr sen rev fr hon no vs etc approx pt pts
