@@ -1,0 +1,139 @@
+"""Throughput of the local-context SVM (issue 4, item 5), as pytest-benchmark benchmarks.
+
+Targets on a 2-core machine: feature extraction >= 50,000 tokens/s, tagging >= 20,000
+tokens/s, training on 300,000 tokens <= 60 s, peak memory <= 2 GB.  Measured on the
+embedded default corpus (``surrogate``).  POS tags and lemmas come from the disk cache
+(:func:`corpora.nlp.warm_cache`), as in every run after the first: the runner tags a corpus
+once, and NLTK's tagger alone runs at ~15k tokens/s.
+
+``extra_info["tokens"]`` is the number of tokens per round; tokens/s is that times the
+reported operations per second.  Run with::
+
+    pytest tests/benchmarks/test_svm_speed.py --benchmark-enable -m "slow or not slow"
+"""
+
+from __future__ import annotations
+
+import itertools
+import resource
+
+import pytest
+
+from corpora import nlp
+from corpora.load import LoadOptions, load_corpus
+from corpora.model import Document
+from systems.svm import FEATURE_SPACE, FeatureSpace, LocalContextSVM
+from tests.conftest import requires_nltk
+
+_fresh = itertools.count()
+
+
+def _surrogate(n_documents: int, seed: int = 0) -> list[Document]:
+    corpus, _ = load_corpus("surrogate", LoadOptions(seed=seed, n_documents=n_documents))
+    docs = list(corpus.documents)
+    nlp.warm_cache(docs)
+    return docs
+
+
+def _renamed(docs: list[Document]) -> list[Document]:
+    """Copies with new ids (so nothing featurized is cached), tags carried over."""
+    run = next(_fresh)
+    out = [Document(f"bench{run}-{d.id}", d.text, d.spans) for d in docs]
+    for old, new in zip(docs, out, strict=True):
+        nlp._POS_CACHE[new.fingerprint] = nlp.pos_tags(old)
+        nlp._LEMMA_CACHE[new.fingerprint] = nlp.lemmas(old)
+    return out
+
+
+@pytest.fixture(scope="module")
+def split() -> tuple[list[Document], list[Document]]:
+    docs = _surrogate(80)
+    return docs[:40], docs[40:]
+
+
+@pytest.fixture(scope="module")
+def fitted(split) -> LocalContextSVM:
+    return LocalContextSVM().fit(split[0])
+
+
+@requires_nltk
+def test_feature_extraction_throughput(benchmark, split, fitted) -> None:
+    test = split[1]
+    features = fitted._features()
+
+    def setup() -> tuple[tuple[FeatureSpace], dict]:
+        return (FeatureSpace(),), {}
+
+    def extract(space: FeatureSpace) -> int:
+        return space.matrix(features, test).nnz
+
+    benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in test)
+    nnz = benchmark.pedantic(extract, setup=setup, rounds=5, warmup_rounds=1)
+    assert nnz > 0
+
+
+@requires_nltk
+def test_tagging_throughput_cached_features(benchmark, split, fitted) -> None:
+    test = split[1]
+    FEATURE_SPACE.matrix(fitted._features(), test)  # featurized once, as in a run
+    benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in test)
+    predictions = benchmark(fitted.predict, test)
+    assert [len(p) for p in predictions] == [len(d.tokens) for d in test]
+
+
+@requires_nltk
+def test_tagging_throughput_end_to_end(benchmark, split, fitted) -> None:
+    """Features (from cached POS tags) plus classification of documents never seen."""
+    test = split[1]
+
+    def setup() -> tuple[tuple[list[Document]], dict]:
+        return (_renamed(test),), {}
+
+    benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in test)
+    predictions = benchmark.pedantic(fitted.predict, setup=setup, rounds=5, warmup_rounds=1)
+    assert len(predictions) == len(test)
+
+
+@requires_nltk
+def test_training_throughput_small(benchmark, split) -> None:
+    train = split[0]
+    FEATURE_SPACE.matrix(LocalContextSVM()._features(), train)
+    benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in train)
+    model = benchmark(LocalContextSVM().fit, train)
+    assert model.model_ is not None
+
+
+@requires_nltk
+@pytest.mark.slow
+def test_training_on_300k_tokens(benchmark) -> None:
+    """Binary svm trained on ~300,000 tokens of the default corpus (features cached)."""
+    docs: list[Document] = []
+    seed = 0
+    while sum(len(d.tokens) for d in docs) < 300_000:
+        docs += _renamed_seed(_surrogate(440, seed=seed), seed)
+        seed += 1
+    n = 0
+    train = []
+    for d in docs:
+        if n >= 300_000:
+            break
+        train.append(d)
+        n += len(d.tokens)
+    FEATURE_SPACE.matrix(LocalContextSVM()._features(), train)
+    benchmark.extra_info["tokens"] = n
+    model = benchmark.pedantic(LocalContextSVM().fit, args=(train,), rounds=1)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    benchmark.extra_info["peak_rss_mb"] = peak_mb
+    assert model.model_ is not None
+    assert peak_mb < 2048
+
+
+def _renamed_seed(docs: list[Document], seed: int) -> list[Document]:
+    """Documents of corpora generated with different seeds may share ids: make them unique."""
+    if seed == 0:
+        return docs
+    out = [Document(f"s{seed}-{d.id}", d.text, d.spans) for d in docs]
+    for old, new in zip(docs, out, strict=True):
+        nlp._POS_CACHE[new.fingerprint] = nlp.pos_tags(old)
+        nlp._LEMMA_CACHE[new.fingerprint] = nlp.lemmas(old)
+    return out
