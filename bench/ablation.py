@@ -305,7 +305,8 @@ def precision_recall_curve(
 
     The cross-validated decision values of ``svm`` (each token scored by the model that did
     not see its document) are pooled and swept; in de-identification the useful end of the
-    curve is high recall.  ``points`` thresholds are kept (quantiles of the curve; 0 = all).
+    curve is high recall.  About ``points`` thresholds are kept, evenly spaced in recall
+    (0 = every distinct threshold).
     The row at threshold 0 is the system's default operating point.
 
     Columns: threshold, precision, recall, f1.
@@ -323,10 +324,12 @@ def precision_recall_curve(
     precision, recall, thresholds = sk_curve(y, s)
     precision, recall = precision[:-1], recall[:-1]
     if points and len(thresholds) > points:
-        keep = np.unique(np.linspace(0, len(thresholds) - 1, points).round().astype(int))
-        # always keep the default operating point (threshold 0)
+        # evenly spaced in recall: for each recall level the highest threshold reaching it
+        # (recall falls as the threshold rises), plus the default operating point
+        levels = np.linspace(recall.min(), recall.max(), points)
+        keep = np.searchsorted(-recall, -levels, side="right") - 1
         zero = int(np.searchsorted(thresholds, 0.0, side="right"))
-        keep = np.unique(np.append(keep, min(zero, len(thresholds) - 1)))
+        keep = np.unique(np.append(np.clip(keep, 0, None), min(zero, len(thresholds) - 1)))
         precision, recall, thresholds = precision[keep], recall[keep], thresholds[keep]
     with np.errstate(divide="ignore", invalid="ignore"):
         f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
