@@ -41,7 +41,7 @@ class MistCrf(CrfSystem):
         self,
         c1: float = 0.1,
         c2: float = 0.1,
-        max_iterations: int = 50,
+        max_iterations: int = 30,
         sequence: str = "sentence",
         dictionaries: str | None = None,
         two_stage: bool = False,

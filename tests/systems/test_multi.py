@@ -1,0 +1,123 @@
+"""The Multi-deidentifier learns whom to trust, and never trains on decisions a base system
+made about documents it had seen."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from corpora.model import Document, Span
+from systems.base import System, register, unregister
+from systems.multi import MultiDeidentifier
+
+
+class Memorizer(System):
+    """Labels perfectly the documents it was trained on, and nothing else."""
+
+    name = "test-memorizer"
+
+    def __init__(self) -> None:
+        pass
+
+    def fit(self, documents: Sequence[Document]) -> Memorizer:
+        self.seen_ = {d.fingerprint for d in documents}
+        return self
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        return [
+            [t.label if d.fingerprint in self.seen_ else "O" for t in d.tokens] for d in documents
+        ]
+
+
+class CapsArePatients(System):
+    """Rule: capitalized words after 'Mr.' are PATIENT; digits with '/' are DATE."""
+
+    name = "test-caps"
+    requires_training = False
+
+    def __init__(self) -> None:
+        pass
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        out = []
+        for d in documents:
+            labels = []
+            for i, t in enumerate(d.tokens):
+                if "/" in t.text:
+                    labels.append("DATE")
+                elif t.text[:1].isupper() and i and d.tokens[i - 1].text == "Mr.":
+                    labels.append("PATIENT")
+                else:
+                    labels.append("O")
+            out.append(labels)
+        return out
+
+
+class NoisyDigits(System):
+    """Rule that is wrong about dates: calls every number PHONE."""
+
+    name = "test-noisy"
+    requires_training = False
+
+    def __init__(self) -> None:
+        pass
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        return [["PHONE" if "/" in t.text else "O" for t in d.tokens] for d in documents]
+
+
+@pytest.fixture
+def toys():
+    for cls in (Memorizer, CapsArePatients, NoisyDigits):
+        register(cls)
+    yield
+    for cls in (Memorizer, CapsArePatients, NoisyDigits):
+        unregister(cls.name)
+
+
+def _docs(n: int) -> list[Document]:
+    names = ["Lee", "Park", "Cole", "Hart", "Wynn", "Dunn", "Ross", "Tate"]
+    docs = []
+    for i in range(n):
+        name = names[i % len(names)]
+        text = f"Mr. {name} seen on {i % 12 + 1}/{i % 27 + 1} for chest pain, stable."
+        s = text.index(name)
+        d = text.index("/") - len(str(i % 12 + 1))
+        e = text.index(" for")
+        docs.append(
+            Document(f"d{i}", text, (Span(s, s + len(name), "PATIENT"), Span(d, e, "DATE")))
+        )
+    return docs
+
+
+def test_jackknife_never_uses_decisions_on_seen_documents(toys) -> None:
+    multi = MultiDeidentifier(
+        base_systems=(("memo", "test-memorizer", ()),), strategy="jackknife", inner_folds=3
+    )
+    per_system = multi._out_of_fold(_docs(9))
+    assert all(label == "O" for doc in per_system[0] for label in doc)
+
+
+def test_blend_meta_training_documents_are_unseen_by_bases(toys) -> None:
+    multi = MultiDeidentifier(base_systems=(("memo", "test-memorizer", ()),))
+    docs = _docs(10)
+    meta_docs, bases = multi._blend(docs)
+    assert len(meta_docs) == 5
+    assert all(label == "O" for doc in bases[0].predict(meta_docs) for label in doc)
+
+
+@pytest.mark.parametrize("strategy", ["blend", "jackknife"])
+def test_learns_to_trust_the_right_system_per_class(toys, strategy) -> None:
+    bases = (("caps", "test-caps", ()), ("noisy", "test-noisy", ()))
+    multi = MultiDeidentifier(base_systems=bases, strategy=strategy).fit(_docs(12))
+    test = _docs(14)[12:]
+    pred = multi.predict(test)
+    gold = [[t.label for t in d.tokens] for d in test]
+    assert pred == gold  # DATE comes from "caps", never PHONE from "noisy"
+    assert multi.get_params()["strategy"] == strategy
+
+
+def test_unknown_strategy(toys) -> None:
+    with pytest.raises(ValueError, match="unknown strategy"):
+        MultiDeidentifier(base_systems=(("caps", "test-caps", ()),), strategy="vote").fit(_docs(4))
