@@ -35,7 +35,10 @@ from corpora.model import Corpus, Document, Span
 from corpora.surrogates import SurrogateFactory, default_pools
 
 #: Bump whenever the output for a given seed changes (invalidates the disk cache).
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 4
+#: Extra weight of pattern families (templates with ``[a|b]`` choices) over fixed templates:
+#: they carry the varied, partly cue-less contexts that keep learners honest.
+COMPOSITIONAL_BOOST = 3.0
 #: Default number of documents (about 150,000+ tokens).
 DEFAULT_N_DOCUMENTS = 440
 
@@ -67,7 +70,7 @@ class GeneratorConfig:
     nursing_share: float = 0.5
     phi_rate: float = 1.0
     misspelling_rate: float = 0.012
-    name_misspelling_rate: float = 0.04
+    name_misspelling_rate: float = 0.06
     category_weights: dict[str, float] = field(
         default_factory=lambda: dict(DEFAULT_CATEGORY_WEIGHTS)
     )
@@ -210,6 +213,7 @@ class _NoteWriter:
         self.length += len(text)
 
     def emit(self, template: str, pattern: str | None = None) -> None:
+        template = T.expand(template, self.rng.choice)
         pos = 0
         used_phi = False
         for m in T.SLOT_RE.finditer(template):
@@ -268,8 +272,22 @@ def _fillers(rng: random.Random, w: _NoteWriter) -> dict[str, Callable[[], str]]
         }  # fmt: skip
         return c(T.LABS).format(**values)
 
+    def hard_number() -> str:
+        values = {
+            "n": rng.randint(1, 10), "a": rng.randint(100, 2400), "b": rng.randint(50, 1800),
+            "bp": f"{rng.randint(85, 190)}/{rng.randint(40, 110)}", "m": rng.randint(55, 110),
+            "r": rng.randint(100, 999), "g": rng.randint(60, 380), "h": rng.randint(21, 45),
+            "abg": f"7.{rng.randint(18, 52)}/{rng.randint(28, 75)}/{rng.randint(55, 300)}",
+            "k": f"{rng.uniform(1.0, 5.9):.1f}",
+        }  # fmt: skip
+        return c(T.HARD_NUMBERS).format(**values)
+
     return {
         "NUM": num,
+        "BRAND": lambda: c(T.BRANDS),
+        "HARDNUM": hard_number,
+        "KINWORD": lambda: c(T.KIN_WORDS),
+        "TOPIC2": lambda: c(["plan", "transfer", "code status", "results", "meeting"]),
         "AGEY": lambda: str(rng.randint(19, 88)),
         "SEX": lambda: "woman" if w.patient.sex == "F" else "man",
         "SEXS": lambda: c(["F", "female", "woman"] if w.patient.sex == "F" else ["M", "male"]),
@@ -347,7 +365,8 @@ def _weights(
             product = 1.0
             for c in categories:
                 product *= cw.get(c, 1.0)
-            weights.append(phi_rate * product ** (1 / len(categories)))
+            boost = COMPOSITIONAL_BOOST if "[" in t else 1.0
+            weights.append(boost * phi_rate * product ** (1 / len(categories)))
         else:
             weights.append(1.0)
     return weights
@@ -473,10 +492,10 @@ def _document(seed: int, index: int, config: GeneratorConfig) -> Document:
     nursing = rng.random() < config.nursing_share
     if nursing:
         _nursing(writer)
-        case = rng.choices(["lower", "upper", "mixed"], [0.4, 0.25, 0.35])[0]
+        case = rng.choices(["lower", "upper", "mixed"], [0.4, 0.3, 0.3])[0]
     else:
         _discharge(writer)
-        case = rng.choices(["upper", "mixed"], [0.05, 0.95])[0]
+        case = rng.choices(["upper", "mixed"], [0.15, 0.85])[0]
     text = writer.text()
     if case == "lower":
         text = text.lower()

@@ -44,6 +44,90 @@ PHI_SLOTS: dict[str, str] = {
 }
 
 SLOT_RE = re.compile(r"\{([A-Z][A-Z0-9]*)\}")
+#: ``<NAME>``: a cue macro from :data:`CUES`, expanded before slots are filled.
+MACRO_RE = re.compile(r"<([A-Z][A-Z_]*)>")
+#: ``[a|b|]``: pick one alternative (an empty one makes the group optional); may nest.
+CHOICE_RE = re.compile(r"\[([^\[\]]*)\]")
+
+#: Cue-word macros.  Real notes spell the same cue many ways -- abbreviated, possessive,
+#: misspelled ("dtr", "daugher", "hsuband", "s/o") -- so a learner cannot key on one
+#: literal word.  Each entry is one alternation group, so it may hold slots and nest.
+CUES: dict[str, str] = {
+    "WIFE": "[wife|wife|wife|wf|wfe|pt's wife|his wife|spouse|wief]",
+    "HUSB": "[husband|husband|husb|hsuband|pt's husband|her husband|spouse|husbnd]",
+    "DTR": "[daughter|daughter|dtr|dtr|daugher|dau|pt's daughter|daughter-in-law|duaghter]",
+    "SON": "[son|son|s/o|pt's son|son-in-law|sonn]",
+    "SIB": "[sister|brother|sis|bro|sistr|half-brother]",
+    "KIN": "[<WIFE>|<HUSB>|<DTR>|<SON>|<SIB>|niece|nephew|grandson|granddaughter|HCP|"
+    "friend|neighbor|proxy|cousin|mother|father|fiance|partner|grandaughter]",
+    "SPOKE": "[spoke with|spoke w/|spoke to|talked w/|d/w|discussed with|called|updated|"
+    "phoned|left message for|LM for|paged|met with|spoke at length w/|tel call from]",
+    "DR": "[Dr.|Dr.|Dr.|Dr|dr.|DR]",
+    "AWARE": "[aware|aware|made aware|notified|informed|updated|paged|called|in to see pt|"
+    "at bedside|here]",
+    "WHEN": "[this am|this pm|tonight|o/n|this evening|today|earlier|at {TIME}|x2|"
+    "during shift|on rounds|]",
+    "TOPIC": "[plan|POC|code status|transfer|goals of care|DNR|the meeting|d/c plan|"
+    "trach/PEG|pt's condition|labs|CT results|the procedure]",
+    "FROM": "[from|from|transferred from|tx from|sent from|came from|via|s/p transfer from|"
+    "OSH:|trans fr]",
+    "TO": "[to|to|d/c to|discharged to|transfer to|will go to|screened by|accepted at]",
+    "DEV": "[{BRAND}|{BRAND}|{EPON}|{DRUG}]",
+    "PH": "[cell|home|work|hm|c|cell #|ph|tel|phone|#|number|home #|h]",
+    "PGR": "[pager|pgr|beeper|bpr|p|pager #|pg]",
+    "STAFF": "[SW|the team|case mgmt|RN|HO|resident|attending|Nutrition|PT|Pharmacy|CM|"
+    "Chaplain|Rehab screener|the fellow|covering MD|NF|night float|Renal|Cards|Neuro|Ortho|"
+    "GI fellow|Hospice|Interpreter|Palliative care|Resp|RT|Anesthesia|IV team|Blood bank]",
+    "IDCUE": "[MRN|MR#|Unit #|unit no|Med rec #|Med Rec No|Hosp #|Acct|Account No|ID|Pt ID]",
+}
+
+MAX_EXPANSIONS = 20
+
+
+def expand(template: str, choice) -> str:
+    """Resolve cue macros and ``[a|b]`` groups of ``template`` with ``choice`` (rng.choice).
+
+    Why: a template is then a *pattern family* of many surface contexts (word order,
+    optional words, abbreviations, typos), which is what keeps learners from memorising a
+    handful of literal contexts (the failure mode the realism issue describes).
+    """
+    for _ in range(MAX_EXPANSIONS):
+        new = MACRO_RE.sub(lambda m: CUES[m.group(1)], template)
+        if new == template:
+            break
+        template = new
+    if "[" not in template:
+        return template
+    while True:
+        new = CHOICE_RE.sub(lambda m: choice(m.group(1).split("|")), template)
+        if new == template:
+            break
+        template = new
+    # an empty alternative leaves a doubled or dangling space behind
+    template = re.sub(r"(?<=\S) {2,}(?=\S)", " ", template.strip(" "))
+    return re.sub(r" +(?=[.,;:])", "", template)
+
+
+def count_surfaces(template: str) -> int:
+    """How many distinct literal contexts ``template`` can produce (slots not expanded)."""
+    for _ in range(MAX_EXPANSIONS):
+        new = MACRO_RE.sub(lambda m: CUES[m.group(1)], template)
+        if new == template:
+            break
+        template = new
+
+    def count(t: str) -> int:
+        total = 1
+        while True:
+            m = CHOICE_RE.search(t)
+            if not m:
+                return total
+            alts = m.group(1).split("|")
+            total *= len(set(alts))
+            t = t[: m.start()] + alts[0] + t[m.end() :]
+
+    # groups are resolved innermost-first; the product is an upper bound for nested ones
+    return count(template)
 
 # ------------------------------------------------------------------------ discharge
 DISCHARGE: dict[str, list[str]] = {
@@ -63,6 +147,10 @@ DISCHARGE: dict[str, list[str]] = {
         "{HOSP} Discharge Summary",
         "DISCHARGE SUMMARY - {HOSP}",
         "ADMITTED: {DATES}   DISCHARGED: {DATES}",
+        "[Admit|Adm|Admission] [Date|date|dt]: {DATES}[ | Discharge: {DATES}|]",
+        "<IDCUE>[:|#|] {ID}[   {PATL}, {PATF}|]",
+        "[PCP|Primary care|Referring MD|Ref]: [<DR> |]{DOC}[ ({HOSPA})|]",
+        "{PATL}, {PATF} [{ID}|] [{DATES}|]",
     ],
     "CHIEF COMPLAINT": [
         "{CC}.",
@@ -106,6 +194,14 @@ DISCHARGE: dict[str, list[str]] = {
         "{PATL} has had two prior admissions for {DX}.",
         "Mr. {PATN} and his wife {REL} report good compliance with {DRUG}.",
         "{PAT} was noted to be hypoxic to the 80s in triage.",
+        "[Per|per|As per|Hx per] [<KIN>|the <KIN>] {REL}, [pt|she|he] [had been|was] [more confused|not eating|c/o {SYMPTOM}|weaker] [since|x] [{DATES}|{NUM} days|last week].",
+        "[Pt|Patient|The patient] [was|had been] [seen|evaluated|followed] [at|by] [{HOSP}|{HOSPA}|<DR> {DOCL}] [on|in|] [{DATES}|{YEAR}|{DATEL}|] [for|w/|with] {CC}.",
+        "{PATF} [reports|states|notes|c/o|complains of|denies] {SYMPTOM}[ x {NUM} days| since {DATES}|].",
+        "[Brought in|BIBA|Brought to ED] by [<KIN>|EMS and <KIN>] [{REL}|] [from|at] [home|{LOC}|her home in {LOC}] [after|w/] {CC}.",
+        "{DATES}[:| -|] [{SYMPTOM}|{CC}|seen by {DOCL}|cath at {HOSPA}][, {PLAN}|].",
+        "[In|On|Since|Around|As of] {DATEL}[,|] [pt|she|he|{PATF}] [noted|developed|had] {SYMPTOM}.",
+        "[OSH|Outside hospital|{HOSPA}] [course|records|labs][:|] {FINDING}[, {LAB}|].",
+        "[Cards|Cardiology|PCP|Neuro] [<DR> |]{DOCL} [was|] [called|contacted|aware|recommended {PLAN}].",
     ],
     "PAST MEDICAL HISTORY": [
         "{DX}",
@@ -117,6 +213,9 @@ DISCHARGE: dict[str, list[str]] = {
         "{EPON}",
         "h/o {DX} in {YEAR}, treated at {HOSPA}",
         "{PROC} {DATE}, Dr. {DOCN}",
+        "{DX} [({YEAR})|{YEAR}|dx {YEAR}|since {YEAR}|]",
+        "s/p {PROC} [{DATES}|{YEAR}|{DATEL}] [@|at|-|] [{HOSPA}|{HOSP}|<DR> {DOCL}|]",
+        "{DX}, [followed by|f/b|sees|managed by] [<DR> |]{DOCL}[ at {HOSPA}|]",
     ],
     "MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}, recently increased by Dr. {DOCL}"],
     "ALLERGIES": ["NKDA.", "{DRUG} (rash).", "{DRUG} -> hives.", "Penicillins; {DRUG}."],
@@ -134,6 +233,10 @@ DISCHARGE: dict[str, list[str]] = {
         "No tobacco, occasional EtOH. Lives in {LOC}.",
         "Is a non-smoker and does not drink alcohol.",
         "Emigrated from {COUNTRYLOC} in {YEAR}.",
+        "Lives [w/|with] [<KIN>|<WIFE>|<HUSB>] {REL} in {LOC}[, {STATE}|].",
+        "[HCP|Proxy|Health care proxy|Contact] [is|:|-] [<KIN>|] {REL}[ ({KINWORD})|] [<PH>|] {PHONE}.",
+        "[Lives|Resides] [in|at] [{LOC}|{HOSP} (NH)|a NH in {LOC}][; {JOB}|].",
+        "[Family|Children|Kids] [in|:] {LOC}[ and {LOC}|].",
     ],
     "FAMILY HISTORY": [
         "Mother with {DX}; father died of MI at {AGEY}.",
@@ -209,6 +312,13 @@ DISCHARGE: dict[str, list[str]] = {
         "The patient was admitted to the {SVC} service under Dr. {DOCN}.",
         "ID# {ID} confirmed with the blood bank.",
         "On the {ORD} hospital day the patient was transferred back to {HOSPA}.",
+        "[Pt|Patient|She|He|{PATF}|{PATL}] [was|] [seen|evaluated|followed] by [{SVC}|{SVC} ({DOCL})|<DR> {DOCL}] [on|] [{DATES}|HD#{NUM}|].",
+        "[<SPOKE>] [<KIN> {REL}|the <KIN>|{REL}|<STAFF>|{DOCL}] [re:|regarding|about] <TOPIC>[ <WHEN>|].",
+        "{EPON} [placed|removed|d/c'd|changed] [on|] {DATES}[ by {DOCL}|].",
+        "{DRUG} [was|] [started|held|restarted|increased|d/c'd] [per|by|w/] [{SVC}|<DR> {DOCL}|{DOCL}|{DOCL}|<STAFF>] [on {DATES}|{DATES}|].",
+        "[{DOCL}|{DOC}] [and|/|,] [{DOCL}|{DOC}] [agree|felt|discussed] [with plan|{PLAN}|].",
+        "[Transferred|Tx'd|Sent] <TO> [{HOSP}|{HOSPA}|the {HOSPA} {UNIT}] [on|] [{DATES}|{DATEL}|HD#{NUM}].",
+        "[{NUM}/10 pain|BP {BP}|PS {NUM}/5|I/O {NUM}/{NUM}|{HARDNUM}][,|;|.] [{DRUG}|{BRAND}] [given|changed|continued]; [f/u|follow up] [w/|with] [{DOCL}|<DR> {DOCL}|{SVC}][ {DATES}|].",
     ],
     "DISCHARGE MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}"],
     "DISCHARGE DISPOSITION": [
@@ -225,6 +335,8 @@ DISCHARGE: dict[str, list[str]] = {
         "Appointment at {HOSP} {SVC} clinic {DATES}; phone {PHONE}.",
         "F/u {SVC} clinic, {HOSPA}, on {DATEL}.",
         "Repeat {LAB} on {DATES} with results to Dr. {DOCL} (fax {PHONE}).",
+        "[F/u|Follow up|Follow-up|FU|Appt] [w/|with] [<DR> |]{DOCL} [on|] [{DATES}|{DATEL}|in {NUM} wks][ @ {TIMEAMPM}|][ ({PHONE})|][, {HOSPA}|].",
+        "[Call|Contact|Ph] [{HOSPA}|{SVC} clinic|<DR> {DOCL}] [at|@|-|:] {PHONE}[ w/ questions|].",
     ],
     "footer": [
         "Dictated By: {DOC}, M.D.",
@@ -234,6 +346,9 @@ DISCHARGE: dict[str, list[str]] = {
         "cc: {DOC}; {DOC}",
         "Completed by: {DOC} {DATE} {TIME}",
         "Dr. {DOCN} (pager {PAGER})",
+        "[{DOCL}|{DOC}][,|] [MD|M.D.|NP|PA-C|RN][ {ID}|][ {DATES}|]",
+        "[D|Dict|Dictated]: {DATES}[ {TIME}|] [T|Trans]: {DATES} [JOB#|Job #|Doc #] {ID}",
+        "[cc|CC|Copies to][:|] {DOC}[, {HOSPA}|][; {DOCL}|]",
     ],
 }
 
@@ -247,6 +362,7 @@ NURSING: dict[str, list[str]] = {
         "Nursing note {DATES} {SHIFT}",
         "{PATF} {PATL}, {DATES} nursing",
         "Resp Care note",
+        "[NPN|Nsg note|Nursing|RN note|NURSING PROGRESS NOTE|Nsg] [{SHIFT}|{DATES}|{DATES} {SHIFT}|] [{UNIT}|]",
     ],
     "intro": [
         "{AGEY} yo {SEXS} admitted from {HOSPA} with {DX}.",
@@ -269,6 +385,11 @@ NURSING: dict[str, list[str]] = {
         "Hx obtained from {PATF}'s wife.",
         "{HOSPA} -> {UNIT} {DATES}.",
         "{PATL}, {PATF}: {DX}, s/p {PROC}.",
+        "{PATL} [{AGEY}|{AGE}] [yo|y/o|year old] [{SEXS}|] [w/|with|hx] {DX}[, {DX}|].",
+        "[{PATF}|{PATL}|{PAT}|{PATL}|{BRAND}|Pt|{REL}] [resting comfortably|slept most of night|restless at times|OOB to chair|agitated o/n|quiet night|very sleepy|pulled at lines] [<WHEN>|].",
+        "[Pt|pt] <FROM> [{HOSPA}|{HOSP}|{LOC}|OSH ({HOSPA})] [ED|EW|ER|cath lab|] [<WHEN>|{DATES}|].",
+        "[Seen|Examined|Reviewed|Rounded] [w/|with|by] [{DOCL}|<DR> {DOCL}|{DOCL} and {DOCL}|<STAFF>|{DOCL}] <WHEN>.",
+        "{PATL}, {PATF} [- |: ] [{DX}|{CC}|s/p {PROC}|{AGE} yo]",
     ],
     "Neuro": [
         "A&Ox3, MAE, follows commands.",
@@ -278,6 +399,8 @@ NURSING: dict[str, list[str]] = {
         "Restless o/n, given haldol {NUM} mg IV with good effect.",
         "{PATF} more alert this am, recognizing family.",
         "{PATF} oriented to self only, calling out for {REL}.",
+        "[{PATF}|{PATL}|pt] [alert|lethargic|confused|oriented x{NUM}|sleeping] [<WHEN>|], [MAE|follows cmds|{DRUG} prn|{NUM}/10 pain].",
+        "[Asking for|Calling out for|Asking about|Recognizes] [<KIN>|] {REL}[ <WHEN>|].",
     ],
     "CV": [
         "HR {HR} {RHYTHM}, BP {BP}, {EKGSHORT}.",
@@ -288,6 +411,8 @@ NURSING: dict[str, list[str]] = {
         "Afebrile, Tmax {TEMP}.",
         "Dr. {DOCN} aware of BP {BP}.",
         "{DOCL} paged re: HR {HR}; no new orders.",
+        "[{DOCL}|<DR> {DOCL}|HO {DOCL}|Fellow {DOCL}|{DOCL}|<STAFF>] <AWARE> [of|re:|re|about] [BP {BP}|HR {HR}|{HARDNUM}|K {NUM}.{NUM}|SBP 80s][; {PLAN}|].",
+        "[{BRAND}|{DRUG}] [at|@|on] {NUM} [mcg|mcg/kg/min|units/hr|mg/hr][,|] [BP|MAP|SBP] {BP}[ <WHEN>|].",
     ],
     "Resp": [
         "LS coarse bilat, {LUNGS}.",
@@ -299,6 +424,7 @@ NURSING: dict[str, list[str]] = {
         "Green sputum, cx sent.",
         "Short of breath with turning, may need BiPAP.",
         "Chest x-ray done, will f/u read.",
+        "[Vent|AC|CPAP|PS] [{NUM}/5|5/5|{NUM}x{NUM}|{NUM}/{NUM}/{SAT}%][,|] [RR|rr] {RR}[, sats {SAT}|][; per {DOCL}|].",
     ],
     "GI": [
         "Abd soft, +BS, tolerating tube feeds at {NUM} cc/hr.",
@@ -320,6 +446,7 @@ NURSING: dict[str, list[str]] = {
         "Tmax {TEMP}, cultures sent x2.",
         "On {DRUG} and {DRUG}, f/u cultures from {DATES}.",
         "Vanco level pending.",
+        "[{DRUG}|{BRAND}] [started|d/c'd|cont|dosed] [{DATES}|<WHEN>|per {DOCL}|per ID]; [cx|cultures] [from|of|] {DATES} [pending|neg|{BUG}].",
     ],
     "Skin": ["Intact.", "Stage II decub on coccyx, duoderm applied.", "IV sites c/d/i."],
     "Social": [
@@ -346,6 +473,14 @@ NURSING: dict[str, list[str]] = {
         "Husband is {REL} {PATL}, cell {PHONE}.",
         "Lives in {LOC} with wife.",
         "SW following, {HOSP} rehab screening.",
+        "[Family in|Family here|Visitors|Visited by|In to visit][:|-|] {REL}[,| and| &] {REL}[, {REL}|].",
+        "[{REL}|{REL}|<STAFF>] <AWARE>[ of {TOPIC2}|re: <TOPIC>|].",
+        "[<SPOKE>|Called|called] [{REL}|{REL}|<STAFF>] [re:|re|about|regarding] <TOPIC>[ <WHEN>|].",
+        "[<KIN>|<WIFE>|<HUSB>|<DTR>|<SON>] {REL} [in|here|called|visiting|at bedside|phoned] <WHEN>[, [updated|questions answered|supportive|aware of plan]|].",
+        "[<KIN>|<DTR>|<SON>] [{REL}|] [<PH>] {PHONE}[ - [HCP|call w/ changes|any time]|].",
+        "{REL} [({KINWORD})|, <KIN>,|the <KIN>] [would like|wants|requests] [a call|update|to speak w/ MD] [at|@|-] {PHONE}.",
+        "[{PATF}|{PATL}|Pt]'s [<KIN>|wife|husband|dtr|son] [{REL}|] [from|in] {LOC} [called|coming in|updated].",
+        "[Per|per] [{REL}|{REL}|<STAFF>|{BRAND} note], [pt|she|he] [lives alone|uses a walker|was fine last week|has not been eating][ in {LOC}|].",
     ],
     "A/P": [
         "Cont to monitor, {PLAN}.",
@@ -366,6 +501,10 @@ NURSING: dict[str, list[str]] = {
         "Transfer to {HOSP} in {LOC} when bed available.",
         "Cardiology (Dr. {DOCN}) to see re: {PROC}.",
         "Will d/w team at {TIME} rounds.",
+        "[Plan|POC|Plan per team]: [{PLAN}|f/u w/ {DOCL}|{PROC} {DATES}|to {HOSPA} {DATES}|{DRUG} per {DOCL}][; {PLAN}|].",
+        "[Will|will|Hope to|May|may] [cont|continue|wean|d/c|recheck] [{DRUG}|{BRAND}|lytes|{PLAN}] <WHEN>[ per {DOCL}|].",
+        "[{DOCL}|<DR> {DOCL}|{DOC}|<STAFF>|{DOCL}] [to|will] [see pt|call {REL}|f/u|meet w/ family] [<WHEN>|{DATES}|tomorrow][, <PGR> {PAGER}|].",
+        "[D/c|Dispo|d/c|Screening] <TO> [{HOSP}|{HOSPA}|rehab in {LOC}] [when stable|{DATES}|pending bed].",
     ],
 }
 
@@ -454,4 +593,23 @@ EKG_FINDINGS = ["NSR 72, no ST changes", "AF at 110, LAD", "SR, 1st deg AVB", "p
 CXR_FINDINGS = ["clear", "mild pulmonary edema", "RLL opacity", "small L effusion"]
 CATH_FINDINGS = ["DES to RCA", "POBA to OM1", "medical management", "referred for CABG"]
 O2 = ["RA", "2L NC", "4L NC", "50% FM", "NRB", "40% shovel mask"]
+#: Capitalised non-PHI words (devices, brands, drips, dressings): hard negatives that a
+#: capitalisation cue would mistake for names.
+BRANDS = [
+    "Foley", "Swan", "Hickman", "Groshong", "Bair Hugger", "Levophed", "Zosyn", "Flexiseal",
+    "Dobhoff", "Pleurevac", "Jackson-Pratt", "Blake drain", "Kerlix", "Mepilex", "Duoderm",
+    "Tegaderm", "Pneumoboots", "Venodynes", "Roho", "Kinair", "Passy-Muir", "Yankauer",
+    "Ambu", "Coumadin", "Ativan", "Haldol", "Precedex", "Neo", "Vanco", "Pulmocare",
+    "Impella", "Tridil", "Cordis", "Quinton", "Picc", "Pyxis", "Hemovac", "Sengstaken",
+    "Dilaudid", "Fentanyl", "Versed", "Heparin", "Insulin", "Nepro", "Promote", "Miami J",
+    "Philadelphia collar", "Aspen collar", "Boston brace", "Texas catheter", "Hoyer lift",
+]  # fmt: skip
+#: Numbers shaped like dates, phones or IDs that are not PHI.
+HARD_NUMBERS = [
+    "pain {n}/10", "{n}/10 pain", "PS {n}/5", "CPAP 5/5", "I/O {a}/{b}", "BP {bp}", "MAP {m}",
+    "rm {r}", "bed {n}", "Rm {r}", "Gluc {g}", "FS {g}", "RISS {n}u", "{n}/6 SEM", "ABG {abg}",
+    "CVP {n}", "PAP {bp}", "{a}cc/{b}cc", "Hct {h}", "{n}+ edema", "GCS {n}", "1/2 NS",
+    "D5 1/2NS @ {n}0", "K {k}", "INR {k}",
+]  # fmt: skip
+KIN_WORDS = ["daughter", "son", "wife", "husband", "dtr", "niece", "sister", "HCP", "friend"]
 TIMES = ["0600", "0800", "1000", "1200", "1400", "1600", "1800", "2000", "2200", "0200"]
