@@ -129,6 +129,7 @@ def count_surfaces(template: str) -> int:
     # groups are resolved innermost-first; the product is an upper bound for nested ones
     return count(template)
 
+
 # ------------------------------------------------------------------------ discharge
 DISCHARGE: dict[str, list[str]] = {
     "header": [
@@ -194,14 +195,20 @@ DISCHARGE: dict[str, list[str]] = {
         "{PATL} has had two prior admissions for {DX}.",
         "Mr. {PATN} and his wife {REL} report good compliance with {DRUG}.",
         "{PAT} was noted to be hypoxic to the 80s in triage.",
-        "[Per|per|As per|Hx per] [<KIN>|the <KIN>] {REL}, [pt|she|he] [had been|was] [more confused|not eating|c/o {SYMPTOM}|weaker] [since|x] [{DATES}|{NUM} days|last week].",
-        "[Pt|Patient|The patient] [was|had been] [seen|evaluated|followed] [at|by] [{HOSP}|{HOSPA}|<DR> {DOCL}] [on|in|] [{DATES}|{YEAR}|{DATEL}|] [for|w/|with] {CC}.",
-        "{PATF} [reports|states|notes|c/o|complains of|denies] {SYMPTOM}[ x {NUM} days| since {DATES}|].",
-        "[Brought in|BIBA|Brought to ED] by [<KIN>|EMS and <KIN>] [{REL}|] [from|at] [home|{LOC}|her home in {LOC}] [after|w/] {CC}.",
+        "[Per|per|As per|Hx per] [<KIN>|the <KIN>] {REL}, [pt|she|he] [had been|was] [more "
+        "confused|not eating|c/o {SYMPTOM}|weaker] [since|x] [{DATES}|{NUM} days|last week].",
+        "[Pt|Patient|The patient] [was|had been] [seen|evaluated|followed] [at|by] "
+        "[{HOSP}|{HOSPA}|<DR> {DOCL}] [on|in|] [{DATES}|{YEAR}|{DATEL}|] [for|w/|with] {CC}.",
+        "{PATF} [reports|states|notes|c/o|complains of|denies] {SYMPTOM}[ x {NUM} days| since "
+        "{DATES}|].",
+        "[Brought in|BIBA|Brought to ED] by [<KIN>|EMS and <KIN>] [{REL}|] [from|at] "
+        "[home|{LOC}|her home in {LOC}] [after|w/] {CC}.",
         "{DATES}[:| -|] [{SYMPTOM}|{CC}|seen by {DOCL}|cath at {HOSPA}][, {PLAN}|].",
-        "[In|On|Since|Around|As of] {DATEL}[,|] [pt|she|he|{PATF}] [noted|developed|had] {SYMPTOM}.",
+        "[In|On|Since|Around|As of] {DATEL}[,|] [pt|she|he|{PATF}] [noted|developed|had] "
+        "{SYMPTOM}.",
         "[OSH|Outside hospital|{HOSPA}] [course|records|labs][:|] {FINDING}[, {LAB}|].",
-        "[Cards|Cardiology|PCP|Neuro] [<DR> |]{DOCL} [was|] [called|contacted|aware|recommended {PLAN}].",
+        "[Cards|Cardiology|PCP|Neuro] [<DR> |]{DOCL} [was|] [called|contacted|aware|recommended "
+        "{PLAN}].",
     ],
     "PAST MEDICAL HISTORY": [
         "{DX}",
@@ -234,7 +241,8 @@ DISCHARGE: dict[str, list[str]] = {
         "Is a non-smoker and does not drink alcohol.",
         "Emigrated from {COUNTRYLOC} in {YEAR}.",
         "Lives [w/|with] [<KIN>|<WIFE>|<HUSB>] {REL} in {LOC}[, {STATE}|].",
-        "[HCP|Proxy|Health care proxy|Contact] [is|:|-] [<KIN>|] {REL}[ ({KINWORD})|] [<PH>|] {PHONE}.",
+        "[HCP|Proxy|Health care proxy|Contact] [is|:|-] [<KIN>|] {REL}[ ({KINWORD})|] [<PH>|] "
+        "{PHONE}.",
         "[Lives|Resides] [in|at] [{LOC}|{HOSP} (NH)|a NH in {LOC}][; {JOB}|].",
         "[Family|Children|Kids] [in|:] {LOC}[ and {LOC}|].",
     ],
@@ -312,13 +320,19 @@ DISCHARGE: dict[str, list[str]] = {
         "The patient was admitted to the {SVC} service under Dr. {DOCN}.",
         "ID# {ID} confirmed with the blood bank.",
         "On the {ORD} hospital day the patient was transferred back to {HOSPA}.",
-        "[Pt|Patient|She|He|{PATF}|{PATL}] [was|] [seen|evaluated|followed] by [{SVC}|{SVC} ({DOCL})|<DR> {DOCL}] [on|] [{DATES}|HD#{NUM}|].",
-        "[<SPOKE>] [<KIN> {REL}|the <KIN>|{REL}|<STAFF>|{DOCL}] [re:|regarding|about] <TOPIC>[ <WHEN>|].",
+        "[Pt|Patient|She|He|{PATF}|{PATL}] [was|] [seen|evaluated|followed] by [{SVC}|{SVC} "
+        "({DOCL})|<DR> {DOCL}] [on|] [{DATES}|HD#{NUM}|].",
+        "[<SPOKE>] [<KIN> {REL}|the <KIN>|{REL}|<STAFF>|{DOCL}] [re:|regarding|about] <TOPIC>[ "
+        "<WHEN>|].",
         "{EPON} [placed|removed|d/c'd|changed] [on|] {DATES}[ by {DOCL}|].",
-        "{DRUG} [was|] [started|held|restarted|increased|d/c'd] [per|by|w/] [{SVC}|<DR> {DOCL}|{DOCL}|{DOCL}|<STAFF>] [on {DATES}|{DATES}|].",
+        "{DRUG} [was|] [started|held|restarted|increased|d/c'd] [per|by|w/] [{SVC}|<DR> "
+        "{DOCL}|{DOCL}|{DOCL}|<STAFF>] [on {DATES}|{DATES}|].",
         "[{DOCL}|{DOC}] [and|/|,] [{DOCL}|{DOC}] [agree|felt|discussed] [with plan|{PLAN}|].",
-        "[Transferred|Tx'd|Sent] <TO> [{HOSP}|{HOSPA}|the {HOSPA} {UNIT}] [on|] [{DATES}|{DATEL}|HD#{NUM}].",
-        "[{NUM}/10 pain|BP {BP}|PS {NUM}/5|I/O {NUM}/{NUM}|{HARDNUM}][,|;|.] [{DRUG}|{BRAND}] [given|changed|continued]; [f/u|follow up] [w/|with] [{DOCL}|<DR> {DOCL}|{SVC}][ {DATES}|].",
+        "[Transferred|Tx'd|Sent] <TO> [{HOSP}|{HOSPA}|the {HOSPA} {UNIT}] [on|] "
+        "[{DATES}|{DATEL}|HD#{NUM}].",
+        "[{NUM}/10 pain|BP {BP}|PS {NUM}/5|I/O {NUM}/{NUM}|{HARDNUM}][,|;|.] [{DRUG}|{BRAND}] "
+        "[given|changed|continued]; [f/u|follow up] [w/|with] [{DOCL}|<DR> {DOCL}|{SVC}][ "
+        "{DATES}|].",
     ],
     "DISCHARGE MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}"],
     "DISCHARGE DISPOSITION": [
@@ -335,7 +349,8 @@ DISCHARGE: dict[str, list[str]] = {
         "Appointment at {HOSP} {SVC} clinic {DATES}; phone {PHONE}.",
         "F/u {SVC} clinic, {HOSPA}, on {DATEL}.",
         "Repeat {LAB} on {DATES} with results to Dr. {DOCL} (fax {PHONE}).",
-        "[F/u|Follow up|Follow-up|FU|Appt] [w/|with] [<DR> |]{DOCL} [on|] [{DATES}|{DATEL}|in {NUM} wks][ @ {TIMEAMPM}|][ ({PHONE})|][, {HOSPA}|].",
+        "[F/u|Follow up|Follow-up|FU|Appt] [w/|with] [<DR> |]{DOCL} [on|] [{DATES}|{DATEL}|in "
+        "{NUM} wks][ @ {TIMEAMPM}|][ ({PHONE})|][, {HOSPA}|].",
         "[Call|Contact|Ph] [{HOSPA}|{SVC} clinic|<DR> {DOCL}] [at|@|-|:] {PHONE}[ w/ questions|].",
     ],
     "footer": [
@@ -362,7 +377,8 @@ NURSING: dict[str, list[str]] = {
         "Nursing note {DATES} {SHIFT}",
         "{PATF} {PATL}, {DATES} nursing",
         "Resp Care note",
-        "[NPN|Nsg note|Nursing|RN note|NURSING PROGRESS NOTE|Nsg] [{SHIFT}|{DATES}|{DATES} {SHIFT}|] [{UNIT}|]",
+        "[NPN|Nsg note|Nursing|RN note|NURSING PROGRESS NOTE|Nsg] [{SHIFT}|{DATES}|{DATES} "
+        "{SHIFT}|] [{UNIT}|]",
     ],
     "intro": [
         "{AGEY} yo {SEXS} admitted from {HOSPA} with {DX}.",
@@ -386,9 +402,13 @@ NURSING: dict[str, list[str]] = {
         "{HOSPA} -> {UNIT} {DATES}.",
         "{PATL}, {PATF}: {DX}, s/p {PROC}.",
         "{PATL} [{AGEY}|{AGE}] [yo|y/o|year old] [{SEXS}|] [w/|with|hx] {DX}[, {DX}|].",
-        "[{PATF}|{PATL}|{PAT}|{PATL}|{BRAND}|Pt|{REL}] [resting comfortably|slept most of night|restless at times|OOB to chair|agitated o/n|quiet night|very sleepy|pulled at lines] [<WHEN>|].",
-        "[Pt|pt] <FROM> [{HOSPA}|{HOSP}|{LOC}|OSH ({HOSPA})] [ED|EW|ER|cath lab|] [<WHEN>|{DATES}|].",
-        "[Seen|Examined|Reviewed|Rounded] [w/|with|by] [{DOCL}|<DR> {DOCL}|{DOCL} and {DOCL}|<STAFF>|{DOCL}] <WHEN>.",
+        "[{PATF}|{PATL}|{PAT}|{PATL}|{BRAND}|Pt|{REL}] [resting comfortably|slept most of "
+        "night|restless at times|OOB to chair|agitated o/n|quiet night|very sleepy|pulled at "
+        "lines] [<WHEN>|].",
+        "[Pt|pt] <FROM> [{HOSPA}|{HOSP}|{LOC}|OSH ({HOSPA})] [ED|EW|ER|cath lab|] "
+        "[<WHEN>|{DATES}|].",
+        "[Seen|Examined|Reviewed|Rounded] [w/|with|by] [{DOCL}|<DR> {DOCL}|{DOCL} and "
+        "{DOCL}|<STAFF>|{DOCL}] <WHEN>.",
         "{PATL}, {PATF} [- |: ] [{DX}|{CC}|s/p {PROC}|{AGE} yo]",
     ],
     "Neuro": [
@@ -399,7 +419,8 @@ NURSING: dict[str, list[str]] = {
         "Restless o/n, given haldol {NUM} mg IV with good effect.",
         "{PATF} more alert this am, recognizing family.",
         "{PATF} oriented to self only, calling out for {REL}.",
-        "[{PATF}|{PATL}|pt] [alert|lethargic|confused|oriented x{NUM}|sleeping] [<WHEN>|], [MAE|follows cmds|{DRUG} prn|{NUM}/10 pain].",
+        "[{PATF}|{PATL}|pt] [alert|lethargic|confused|oriented x{NUM}|sleeping] [<WHEN>|], "
+        "[MAE|follows cmds|{DRUG} prn|{NUM}/10 pain].",
         "[Asking for|Calling out for|Asking about|Recognizes] [<KIN>|] {REL}[ <WHEN>|].",
     ],
     "CV": [
@@ -411,8 +432,10 @@ NURSING: dict[str, list[str]] = {
         "Afebrile, Tmax {TEMP}.",
         "Dr. {DOCN} aware of BP {BP}.",
         "{DOCL} paged re: HR {HR}; no new orders.",
-        "[{DOCL}|<DR> {DOCL}|HO {DOCL}|Fellow {DOCL}|{DOCL}|<STAFF>] <AWARE> [of|re:|re|about] [BP {BP}|HR {HR}|{HARDNUM}|K {NUM}.{NUM}|SBP 80s][; {PLAN}|].",
-        "[{BRAND}|{DRUG}] [at|@|on] {NUM} [mcg|mcg/kg/min|units/hr|mg/hr][,|] [BP|MAP|SBP] {BP}[ <WHEN>|].",
+        "[{DOCL}|<DR> {DOCL}|HO {DOCL}|Fellow {DOCL}|{DOCL}|<STAFF>] <AWARE> [of|re:|re|about] "
+        "[BP {BP}|HR {HR}|{HARDNUM}|K {NUM}.{NUM}|SBP 80s][; {PLAN}|].",
+        "[{BRAND}|{DRUG}] [at|@|on] {NUM} [mcg|mcg/kg/min|units/hr|mg/hr][,|] [BP|MAP|SBP] {BP}[ "
+        "<WHEN>|].",
     ],
     "Resp": [
         "LS coarse bilat, {LUNGS}.",
@@ -424,7 +447,8 @@ NURSING: dict[str, list[str]] = {
         "Green sputum, cx sent.",
         "Short of breath with turning, may need BiPAP.",
         "Chest x-ray done, will f/u read.",
-        "[Vent|AC|CPAP|PS] [{NUM}/5|5/5|{NUM}x{NUM}|{NUM}/{NUM}/{SAT}%][,|] [RR|rr] {RR}[, sats {SAT}|][; per {DOCL}|].",
+        "[Vent|AC|CPAP|PS] [{NUM}/5|5/5|{NUM}x{NUM}|{NUM}/{NUM}/{SAT}%][,|] [RR|rr] {RR}[, sats "
+        "{SAT}|][; per {DOCL}|].",
     ],
     "GI": [
         "Abd soft, +BS, tolerating tube feeds at {NUM} cc/hr.",
@@ -446,7 +470,8 @@ NURSING: dict[str, list[str]] = {
         "Tmax {TEMP}, cultures sent x2.",
         "On {DRUG} and {DRUG}, f/u cultures from {DATES}.",
         "Vanco level pending.",
-        "[{DRUG}|{BRAND}] [started|d/c'd|cont|dosed] [{DATES}|<WHEN>|per {DOCL}|per ID]; [cx|cultures] [from|of|] {DATES} [pending|neg|{BUG}].",
+        "[{DRUG}|{BRAND}] [started|d/c'd|cont|dosed] [{DATES}|<WHEN>|per {DOCL}|per ID]; "
+        "[cx|cultures] [from|of|] {DATES} [pending|neg|{BUG}].",
     ],
     "Skin": ["Intact.", "Stage II decub on coccyx, duoderm applied.", "IV sites c/d/i."],
     "Social": [
@@ -473,14 +498,19 @@ NURSING: dict[str, list[str]] = {
         "Husband is {REL} {PATL}, cell {PHONE}.",
         "Lives in {LOC} with wife.",
         "SW following, {HOSP} rehab screening.",
-        "[Family in|Family here|Visitors|Visited by|In to visit][:|-|] {REL}[,| and| &] {REL}[, {REL}|].",
+        "[Family in|Family here|Visitors|Visited by|In to visit][:|-|] {REL}[,| and| &] {REL}[, "
+        "{REL}|].",
         "[{REL}|{REL}|<STAFF>] <AWARE>[ of {TOPIC2}|re: <TOPIC>|].",
         "[<SPOKE>|Called|called] [{REL}|{REL}|<STAFF>] [re:|re|about|regarding] <TOPIC>[ <WHEN>|].",
-        "[<KIN>|<WIFE>|<HUSB>|<DTR>|<SON>] {REL} [in|here|called|visiting|at bedside|phoned] <WHEN>[, [updated|questions answered|supportive|aware of plan]|].",
+        "[<KIN>|<WIFE>|<HUSB>|<DTR>|<SON>] {REL} [in|here|called|visiting|at bedside|phoned] "
+        "<WHEN>[, [updated|questions answered|supportive|aware of plan]|].",
         "[<KIN>|<DTR>|<SON>] [{REL}|] [<PH>] {PHONE}[ - [HCP|call w/ changes|any time]|].",
-        "{REL} [({KINWORD})|, <KIN>,|the <KIN>] [would like|wants|requests] [a call|update|to speak w/ MD] [at|@|-] {PHONE}.",
-        "[{PATF}|{PATL}|Pt]'s [<KIN>|wife|husband|dtr|son] [{REL}|] [from|in] {LOC} [called|coming in|updated].",
-        "[Per|per] [{REL}|{REL}|<STAFF>|{BRAND} note], [pt|she|he] [lives alone|uses a walker|was fine last week|has not been eating][ in {LOC}|].",
+        "{REL} [({KINWORD})|, <KIN>,|the <KIN>] [would like|wants|requests] [a call|update|to "
+        "speak w/ MD] [at|@|-] {PHONE}.",
+        "[{PATF}|{PATL}|Pt]'s [<KIN>|wife|husband|dtr|son] [{REL}|] [from|in] {LOC} "
+        "[called|coming in|updated].",
+        "[Per|per] [{REL}|{REL}|<STAFF>|{BRAND} note], [pt|she|he] [lives alone|uses a "
+        "walker|was fine last week|has not been eating][ in {LOC}|].",
     ],
     "A/P": [
         "Cont to monitor, {PLAN}.",
@@ -501,10 +531,14 @@ NURSING: dict[str, list[str]] = {
         "Transfer to {HOSP} in {LOC} when bed available.",
         "Cardiology (Dr. {DOCN}) to see re: {PROC}.",
         "Will d/w team at {TIME} rounds.",
-        "[Plan|POC|Plan per team]: [{PLAN}|f/u w/ {DOCL}|{PROC} {DATES}|to {HOSPA} {DATES}|{DRUG} per {DOCL}][; {PLAN}|].",
-        "[Will|will|Hope to|May|may] [cont|continue|wean|d/c|recheck] [{DRUG}|{BRAND}|lytes|{PLAN}] <WHEN>[ per {DOCL}|].",
-        "[{DOCL}|<DR> {DOCL}|{DOC}|<STAFF>|{DOCL}] [to|will] [see pt|call {REL}|f/u|meet w/ family] [<WHEN>|{DATES}|tomorrow][, <PGR> {PAGER}|].",
-        "[D/c|Dispo|d/c|Screening] <TO> [{HOSP}|{HOSPA}|rehab in {LOC}] [when stable|{DATES}|pending bed].",
+        "[Plan|POC|Plan per team]: [{PLAN}|f/u w/ {DOCL}|{PROC} {DATES}|to {HOSPA} "
+        "{DATES}|{DRUG} per {DOCL}][; {PLAN}|].",
+        "[Will|will|Hope to|May|may] [cont|continue|wean|d/c|recheck] "
+        "[{DRUG}|{BRAND}|lytes|{PLAN}] <WHEN>[ per {DOCL}|].",
+        "[{DOCL}|<DR> {DOCL}|{DOC}|<STAFF>|{DOCL}] [to|will] [see pt|call {REL}|f/u|meet w/ "
+        "family] [<WHEN>|{DATES}|tomorrow][, <PGR> {PAGER}|].",
+        "[D/c|Dispo|d/c|Screening] <TO> [{HOSP}|{HOSPA}|rehab in {LOC}] [when "
+        "stable|{DATES}|pending bed].",
     ],
 }
 
