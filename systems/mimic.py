@@ -351,8 +351,9 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
         return f in any_names and f not in commonest and f not in TITLES and f not in RELATION_WORDS
 
     def initial(i: int) -> bool:
+        """ "E" or, as the tokenizer keeps an initial's period, "E." """
         t = toks[i].text
-        return len(t) == 1 and t.isalpha()
+        return t[:1].isalpha() and (len(t) == 1 or (len(t) == 2 and t[1] == "."))
 
     def mark(i: int, label: str, rule: str) -> None:
         if labels[i] == OUTSIDE and not blocked[i]:
@@ -450,8 +451,10 @@ def _tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
             j = next_word(i)
             fj = forms[j] if j >= 0 else ""
             if (
-                j == i + 2
-                and toks[i + 1].text == "."
+                (
+                    (j == i + 2 and toks[i + 1].text == ".")
+                    or (j == i + 1 and toks[i].text.endswith("."))
+                )
                 and fj[1:2] not in ("-", ".", "")
                 and fj not in CREDENTIALS
                 and (listed(fj) or (unknown(fj) and toks[j].text[0].isupper()))

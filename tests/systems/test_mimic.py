@@ -69,7 +69,7 @@ def test_relatives_and_first_last_pairs(dicts: Dictionaries) -> None:
 
 def test_initials_and_signatures(dicts: Dictionaries) -> None:
     got = tag("K+ repleted per E. Quennell.\nIrene Zanetti, RN", dicts)
-    assert got["E"] == got["Quennell"] == ("DOCTOR", "name.initial")
+    assert got["E."] == got["Quennell"] == ("DOCTOR", "name.initial")
     assert got["Irene"] == ("DOCTOR", "name.signature")
     assert got["Zanetti"] == ("DOCTOR", "name.signature")
     assert got["RN"][0] == OUTSIDE
@@ -77,7 +77,7 @@ def test_initials_and_signatures(dicts: Dictionaries) -> None:
 
 def test_soap_letters_are_not_initials(dicts: Dictionaries) -> None:
     got = tag("S. Quennell is not a name here? A. Quennell neither.", dicts)
-    assert got["S"][0] == OUTSIDE and got["A"][0] == OUTSIDE
+    assert got["S."][0] == OUTSIDE and got["A."][0] == OUTSIDE
 
 
 def test_medical_eponyms_are_blocked(dicts: Dictionaries) -> None:
