@@ -213,6 +213,11 @@ class FeatureSVM(System):
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, not {self.kernel!r}")
 
+    def set_params(self, **params: Any) -> FeatureSVM:
+        self.__dict__.pop("_feature_objects", None)  # the feature set may have changed
+        super().set_params(**params)
+        return self
+
     # -- vectorizing ---------------------------------------------------------------------
     def _features(self) -> list[FeatureClass]:
         cached = getattr(self, "_feature_objects", None)

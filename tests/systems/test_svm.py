@@ -155,6 +155,9 @@ def test_registry_params_and_clone() -> None:
     clone = model.clone()
     assert clone.get_params() == model.get_params() and clone is not model
     assert not LocalContextSVM.predicts_categories  # binary by default
+    assert len(model._features()) == 3
+    model.set_params(features=("section",))
+    assert [f.name for f in model._features()] == ["section"]
 
 
 def test_unavailable_optional_feature_is_skipped_with_a_reason(monkeypatch, caplog) -> None:
