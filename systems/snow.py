@@ -74,6 +74,7 @@ from systems.features.common import (
     PosWindow,
     WordWindow,
 )
+from systems.features.illinois import Affixes
 
 if TYPE_CHECKING:
     from corpora.model import Document
@@ -134,32 +135,12 @@ class WordTagNgrams(FeatureClass):
         return out
 
 
-class Affixes(FeatureClass):
-    """Prefixes and suffixes (1 to ``max_len`` characters) of the lower-cased target."""
-
-    name = "affixes"
-
-    def __init__(self, max_len: int = 3) -> None:
-        self.max_len = max_len
-
-    def extract(self, document: Document) -> list[TokenFeatures]:
-        out: list[TokenFeatures] = []
-        for tok in document.tokens:
-            w = tok.text.lower()
-            row: TokenFeatures = {}
-            for k in range(1, min(self.max_len, len(w)) + 1):
-                row[f"pre={w[:k]}"] = 1.0
-                row[f"suf={w[-k:]}"] = 1.0
-            out.append(row)
-        return out
-
-
 def token_features(use_pos: bool = True, dictionaries: str | None = None) -> list[FeatureClass]:
     """The token network's feature classes (shared primitives reused, never copied)."""
     feats: list[FeatureClass] = [
         WordWindow(offsets=(-2, -1, 0, 1, 2)),
         WordTagNgrams(use_pos=use_pos),
-        Affixes(),
+        Affixes(max_len=3),
         Orthography(),
         DictionaryWindow(
             offsets=(-1, 0, 1), groups=SNOW_DICTIONARY_GROUPS, dictionaries=dictionaries

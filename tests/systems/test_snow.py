@@ -66,8 +66,8 @@ def model() -> SnowNER:
 def test_affixes_feature_present() -> None:
     doc = Document("t", "Seen by Dr. Kowalski")
     rows = Affixes(max_len=3).extract(doc)
-    assert {"pre=k", "pre=ko", "pre=kow", "suf=i", "suf=ki", "suf=ski"} <= set(rows[3])
-    assert "pre=dr." in rows[2] and "suf=r." in rows[2]
+    assert {"ng=<k", "ng=<ko", "ng=<kow", "ng=i>", "ng=ki>", "ng=ski>"} <= set(rows[3])
+    assert "ng=<dr." in rows[2] and "ng=r.>" in rows[2]
 
 
 def test_word_ngrams_without_tagger() -> None:
