@@ -38,14 +38,21 @@ def caching_enabled() -> bool:
     return os.environ.get("DEID_BENCH_NO_CACHE", "") in ("", "0")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        if mode is not None:
-            os.fchmod(fd, mode)
+        # mkstemp creates 0600; a result file gets the permissions a plain open() would
+        # (0666 minus the umask) unless the caller asks for something stricter.
+        os.fchmod(fd, mode if mode is not None else 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -65,3 +65,19 @@ def test_atomic_write_leaves_no_temporary_files_and_sets_mode(tmp_path) -> None:
     cache.atomic_write_text(target, "again", mode=0o600)
     assert target.read_text() == "again"
     assert [p.name for p in target.parent.iterdir()] == ["secret.txt"]
+
+
+def test_atomic_write_uses_normal_permissions_unless_asked(tmp_path) -> None:
+    import os
+    import stat
+
+    from bench.cache import atomic_write_text
+
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "results.csv", "a,b\n")
+        atomic_write_text(tmp_path / "errors.txt", "phi\n", mode=0o600)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "results.csv").stat().st_mode) == 0o644
+    assert stat.S_IMODE((tmp_path / "errors.txt").stat().st_mode) == 0o600
