@@ -64,6 +64,27 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _category_weights(args: argparse.Namespace) -> tuple[tuple[str, float], ...]:
+    from bench.runner import UsageError
+    from corpora.generator import DEFAULT_CATEGORY_WEIGHTS
+
+    out = []
+    for item in getattr(args, "category_weight", []):
+        name, sep, value = item.partition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        name = name.strip().upper()
+        if not sep or weight < 0 or name not in DEFAULT_CATEGORY_WEIGHTS:
+            raise UsageError(
+                f"--category-weight {item!r}: use CATEGORY=W with CATEGORY one of "
+                f"{', '.join(DEFAULT_CATEGORY_WEIGHTS)}, e.g. DATE=2"
+            )
+        out.append((name, weight))
+    return tuple(out)
+
+
 def _common_corpus_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the corpus generator and folds")
     p.add_argument(
@@ -72,6 +93,22 @@ def _common_corpus_options(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="number of documents of the embedded corpora (default: the generator's)",
+    )
+    p.add_argument(
+        "--phi-rate",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="PHI share knob of the embedded corpora: the weight of PHI-bearing sentence "
+        "templates (1.0: about 13%% of tokens are PHI, as in the paper's Table 1; 0.05: "
+        "about 10%%; 5: about 15%%)",
+    )
+    p.add_argument(
+        "--category-weight",
+        action="append",
+        default=[],
+        metavar="CATEGORY=W",
+        help="relative weight of a PHI category in the embedded corpora, e.g. DATE=2 (repeatable)",
     )
     p.add_argument(
         "--lenient",
@@ -257,7 +294,14 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
     from corpora.load import LoadOptions, load_corpus
 
     corpus, skipped = load_corpus(
-        spec, LoadOptions(seed=args.seed, lenient=args.lenient, n_documents=args.n_documents)
+        spec,
+        LoadOptions(
+            seed=args.seed,
+            lenient=args.lenient,
+            n_documents=args.n_documents,
+            phi_rate=args.phi_rate,
+            category_weights=_category_weights(args),
+        ),
     )
     if skipped:
         _note(args, f"skipped {len(skipped)} bad record(s) in {spec}")
@@ -325,6 +369,8 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         train_corpus=getattr(args, "train_corpus", None),
         lenient=args.lenient,
         n_documents=args.n_documents,
+        phi_rate=args.phi_rate,
+        category_weights=_category_weights(args),
         dictionaries=args.dictionaries,
         jobs=args.jobs,
         backend=args.backend,

@@ -110,6 +110,8 @@ class RunConfig:
     fractions: tuple[float, ...] = LEARNING_CURVE_FRACTIONS
     lenient: bool = False
     n_documents: int | None = None
+    phi_rate: float = 1.0
+    category_weights: tuple[tuple[str, float], ...] = ()
     dictionaries: str | None = None
     jobs: int = 1
     backend: str | None = None
@@ -217,7 +219,13 @@ def load_corpora(
     """Load and tokenize every corpus (with progress bars); raise :class:`CorpusError`."""
     from corpora.load import LoadOptions, load_corpus
 
-    options = LoadOptions(seed=config.seed, lenient=config.lenient, n_documents=config.n_documents)
+    options = LoadOptions(
+        seed=config.seed,
+        lenient=config.lenient,
+        n_documents=config.n_documents,
+        phi_rate=config.phi_rate,
+        category_weights=config.category_weights,
+    )
     corpora: dict[str, Corpus] = {}
     skipped: dict[str, int] = {}
     for spec in progress(specs, desc="loading corpora", enabled=config.show_progress):

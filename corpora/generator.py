@@ -58,7 +58,8 @@ DEFAULT_CATEGORY_WEIGHTS: dict[str, float] = {
 
 @dataclass(frozen=True)
 class GeneratorConfig:
-    """Knobs of the generator (the CLI exposes ``n_documents``; the rest via Python).
+    """Knobs of the generator (the CLI exposes ``n_documents``, ``phi_rate`` and
+    ``category_weights``; the rest via Python).
 
     ``phi_rate`` multiplies the chance of choosing a PHI-bearing template over a plain
     one (1.0 gives a PHI share of roughly 10% of tokens); ``nursing_share`` is the share
@@ -389,6 +390,8 @@ def _choose(
     weights = _weights(*key)
     if used and len(used) < len(options):
         weights = [0.0 if k in used else w for k, w in enumerate(weights)]
+    if not any(weights):  # every template carries a category weighted to zero
+        return
     i = writer.rng.choices(range(len(options)), weights)[0]
     if used is not None:
         used.add(i)
@@ -526,10 +529,18 @@ def generate_corpus(seed: int = 0, config: GeneratorConfig | None = None) -> Cor
     )
 
 
-def default_corpus(seed: int = 0, n_documents: int | None = None) -> Corpus:
+def default_corpus(
+    seed: int = 0,
+    n_documents: int | None = None,
+    phi_rate: float = 1.0,
+    category_weights: tuple[tuple[str, float], ...] = (),
+) -> Corpus:
     """The embedded default base corpus for ``seed`` (``authentic`` = as is), disk-cached.
 
-    Keyed by seed, size and :data:`GENERATOR_VERSION`.  Documents are stored without
+    ``phi_rate`` and ``category_weights`` (pairs overriding
+    :data:`DEFAULT_CATEGORY_WEIGHTS`) change the PHI share and the category mix, so users
+    can match their own data (the CLI's ``--phi-rate`` and ``--category-weight``).  Keyed
+    by seed, size, those knobs and :data:`GENERATOR_VERSION`.  Documents are stored without
     their (lazily computed) tokens: unpickling tokens costs more than re-tokenizing.
     """
     from bench.cache import cached, make_key
@@ -537,10 +548,27 @@ def default_corpus(seed: int = 0, n_documents: int | None = None) -> Corpus:
     n = DEFAULT_N_DOCUMENTS if n_documents is None else n_documents
     if n < 1:
         raise ValueError("n_documents must be at least 1")
+    if phi_rate <= 0:
+        raise ValueError("phi_rate must be positive")
+    weights = dict(DEFAULT_CATEGORY_WEIGHTS)
+    for category, weight in category_weights:
+        if category not in weights:
+            raise ValueError(
+                f"unknown category {category!r} for a weight; known: {', '.join(weights)}"
+            )
+        if weight < 0:
+            raise ValueError(f"the weight of {category} must not be negative")
+        weights[category] = weight
 
     def compute() -> Corpus:
-        return generate_corpus(seed, GeneratorConfig(n_documents=n))
+        config = GeneratorConfig(n_documents=n, phi_rate=phi_rate, category_weights=weights)
+        return generate_corpus(seed, config)
 
-    return cached(
-        "corpus-generated", make_key("default_corpus", GENERATOR_VERSION, seed, n), compute
+    key = (
+        make_key("default_corpus", GENERATOR_VERSION, seed, n)
+        if phi_rate == 1.0 and not category_weights
+        else make_key(
+            "default_corpus", GENERATOR_VERSION, seed, n, phi_rate, sorted(weights.items())
+        )
     )
+    return cached("corpus-generated", key, compute)

@@ -96,6 +96,8 @@ class LoadOptions:
     seed: int = 0
     lenient: bool = False
     n_documents: int | None = None  # size of the embedded corpus (None = default)
+    phi_rate: float = 1.0  # PHI share knob of the embedded corpus (1.0 = Table 1-like)
+    category_weights: tuple[tuple[str, float], ...] = ()  # category mix overrides
 
 
 def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, list[CorpusError]]:
@@ -110,7 +112,12 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
             )
         from corpora.generator import default_corpus
 
-        base = default_corpus(seed=options.seed, n_documents=options.n_documents)
+        base = default_corpus(
+            seed=options.seed,
+            n_documents=options.n_documents,
+            phi_rate=options.phi_rate,
+            category_weights=options.category_weights,
+        )
         corpus = get_variant(head)(base, seed=options.seed)
         return _renamed(corpus, spec), []
     if head in VARIANT_NAMES:

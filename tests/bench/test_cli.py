@@ -147,3 +147,11 @@ def test_python_dash_m_bench_runs_as_a_program() -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_bad_category_weight_is_a_usage_error(capsys) -> None:
+    from bench.cli import main
+
+    assert main(["corpus", "stats", "authentic", "--category-weight", "NAME=2"]) == 2
+    err = capsys.readouterr().err
+    assert "--category-weight 'NAME=2'" in err and "Traceback" not in err

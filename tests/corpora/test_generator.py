@@ -141,3 +141,28 @@ def test_default_size_corpus() -> None:
 def test_generation_benchmark(benchmark) -> None:
     corpus = benchmark(lambda: generate_corpus(11, GeneratorConfig(n_documents=20)))
     assert len(corpus) == 20
+
+
+def test_phi_share_and_category_mix_are_adjustable(tmp_path, monkeypatch) -> None:
+    from corpora.generator import default_corpus
+
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path))
+
+    def share(corpus) -> float:
+        toks = [t for d in corpus.documents for t in d.tokens]
+        return sum(t.label != "O" for t in toks) / len(toks)
+
+    less = default_corpus(seed=3, n_documents=30, phi_rate=0.05)
+    base = default_corpus(seed=3, n_documents=30)
+    more = default_corpus(seed=3, n_documents=30, phi_rate=5.0)
+    assert share(less) + 0.02 < share(base) < share(more)
+
+    def dates(corpus) -> int:
+        return sum(s.category == "DATE" for d in corpus.documents for s in d.spans)
+
+    # DATE=0 removes dates from the weighted sentence templates; fixed headers
+    # ("Admission Date: ...") keep theirs
+    few_dates = default_corpus(seed=3, n_documents=30, category_weights=(("DATE", 0.0),))
+    assert dates(few_dates) < dates(base) / 2
+    with pytest.raises(ValueError, match="unknown category"):
+        default_corpus(seed=3, n_documents=30, category_weights=(("NAME", 1.0),))
