@@ -57,6 +57,7 @@ def _entropy(k: float, n: float) -> float:
     return 0.0 if p in (0.0, 1.0) else -(p * math.log2(p) + (1 - p) * math.log2(1 - p))
 
 
+@requires_nltk
 def test_information_gain_of_single_indicators_matches_hand_computation(corpus) -> None:
     table = ablation.information_gain(corpus, top=0, level="feature", features=NO_NLTK)
     docs = corpus.documents
@@ -87,6 +88,7 @@ def test_template_information_gain_ranks_context_words_high(corpus: Corpus) -> N
     assert set(table["feature_class"]) <= set(STATDEID_FEATURES)
 
 
+@requires_nltk
 def test_kernel_experiment_trains_each_kernel_on_the_subset(corpus: Corpus) -> None:
     table = ablation.kernel_experiment(
         corpus, train_documents=8, seed=2, system_params={"features": NO_NLTK}
@@ -97,6 +99,7 @@ def test_kernel_experiment_trains_each_kernel_on_the_subset(corpus: Corpus) -> N
     assert (table["recall"] > 0.5).all()
 
 
+@requires_nltk
 def test_precision_recall_curve_and_operating_point(corpus: Corpus) -> None:
     curve = ablation.precision_recall_curve(
         corpus, folds=3, system_params={"features": NO_NLTK}, points=20
