@@ -376,3 +376,27 @@ def t11_table_description(table: str) -> str:
         if name == table:
             return desc
     raise KeyError(table)
+
+
+#: What each system could not reproduce from its source, and the substitute used -- printed
+#: in every report's systems table (each system's docstring has the details).
+DEPARTURES: dict[str, str] = {
+    "svm": "MeSH unavailable: WordNet noun-phrase class + our medical term list instead; "
+    "NLTK tagger/WordNet lemmas instead of the original NLP tools; Link Grammar bigrams "
+    "opt-in",
+    "mega": "our re-implementations' feature classes, not the original tools' features",
+    "multi": "base systems are our re-implementations; holdout blending instead of "
+    "Burford's training scheme (jackknife available)",
+    "crf": "CRFsuite (L-BFGS, 30 iterations) instead of Stanford's CRF; no Gibbs-sampling "
+    "long-distance model",
+    "mist": "MIST/Carafe's own dictionaries unavailable: the harness dictionaries; Table 2.1 "
+    "regexes reconstructed where the thesis text is garbled",
+    "hmm": "IdentiFinder's news-trained model unavailable: trained on the training folds "
+    "(in-domain, so stronger than the paper's); simplified unknown-word model",
+    "snow": "Roth & Yih's relational inference unavailable: learned entity-type "
+    "co-occurrence constraints; a token network finds entity boundaries",
+    "heuristic": "Douglass's program and lists unavailable: rules re-written from §4.1 on "
+    "the harness dictionaries; no age patterns (§4.1 lists none)",
+    "mimic": "deid.pl re-implemented from Tafvizi Tables 2.2-2.6 plus a few recall rules; "
+    "states and countries not tagged (PhysioNet gold does not mark them)",
+}

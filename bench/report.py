@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench import cache, paper_figures
+from bench.paper_figures import DEPARTURES
 from corpora.model import LABELS, OUTSIDE
 
 if TYPE_CHECKING:
@@ -306,10 +307,11 @@ def render_report(
                     s["description"],
                     "yes" if s["requires_training"] else "no",
                     s["headline_subset"],
+                    DEPARTURES.get(n, ""),
                 ]
                 for n, s in result.systems.items()
             ],
-            ["System", "What it is", "Trained", "Scored on"],
+            ["System", "What it is", "Trained", "Scored on", "Departures from the source"],
         )
     )
     out.append("")
@@ -337,6 +339,18 @@ def render_report(
                 pub = published_table(corpus, PLO)
                 if pub:
                     out += ["Published figures (different data):", "", pub, ""]
+        if "hmm" in all_systems:
+            table = headline_table(df, sig, corpus, all_systems, "no_id", alpha)
+            if table:
+                out += [
+                    "### Everything but IDs (the IdentiFinder comparison)",
+                    "",
+                    f"{SUBSETS['no_id'].capitalize()}. No significance marks: the tests "
+                    "in `significance.csv` are run on the headline subsets.",
+                    "",
+                    table,
+                    "",
+                ]
         table = subset_table(df, corpus, systems, "ambiguous", "prf")
         if table:
             out += [

@@ -150,3 +150,12 @@ def test_full_report_and_plots(toy_systems, tmp_path) -> None:
 @pytest.mark.parametrize("value", [float("nan"), None])
 def test_missing_values_render_empty(value) -> None:
     assert report._pct(value) == ""
+
+
+def test_every_builtin_system_states_its_departures_from_the_source() -> None:
+    from bench.paper_figures import DEPARTURES
+    from systems.base import available_systems
+
+    builtin = {n for n, cls in available_systems().items() if cls.__module__.startswith("systems.")}
+    assert builtin <= set(DEPARTURES), builtin - set(DEPARTURES)
+    assert all(len(text) > 20 for text in DEPARTURES.values())
