@@ -88,6 +88,11 @@ def _significant_vs(
     return bool(sel.iloc[0].p_value < alpha)
 
 
+def _sentence(text: str) -> str:
+    """First letter up, the rest untouched (``str.capitalize`` would lower "ID", "O")."""
+    return text[:1].upper() + text[1:]
+
+
 def headline_table(
     df: pd.DataFrame,
     sig: pd.DataFrame,
@@ -345,7 +350,7 @@ def render_report(
                 out += [
                     "### Everything but IDs (the IdentiFinder comparison)",
                     "",
-                    f"{SUBSETS['no_id'].capitalize()}. No significance marks: the tests "
+                    f"{_sentence(SUBSETS['no_id'])}. No significance marks: the tests "
                     "in `significance.csv` are run on the headline subsets.",
                     "",
                     table,
@@ -356,7 +361,7 @@ def render_report(
             out += [
                 "### Ambiguous tokens only",
                 "",
-                f"{SUBSETS['ambiguous'].capitalize()}.",
+                f"{_sentence(SUBSETS['ambiguous'])}.",
                 "",
                 table,
                 "",
