@@ -55,7 +55,7 @@ def test_physionet_fixture_reads_and_maps_categories() -> None:
 
 def test_physionet_accepts_the_text_file_path() -> None:
     by_dir = physionet.read(str(DATA / "physionet")).documents
-    by_file = physionet.read(str(DATA / "physionet" / "id.text")).documents
+    by_file = physionet.read(str(DATA / "physionet" / "notes.text")).documents
     assert by_dir == by_file
 
 
@@ -183,7 +183,7 @@ def _physionet(text_edit=None, phrase_edit=None) -> Callable[[Path], Path]:
     def make(tmp: Path) -> Path:
         target = tmp / "physionet"
         shutil.copytree(DATA / "physionet", target)
-        for name, edit in (("id.text", text_edit), ("id-phi.phrase", phrase_edit)):
+        for name, edit in (("notes.text", text_edit), ("notes-phi.phrase", phrase_edit)):
             if edit is not None:
                 path = target / name
                 path.write_bytes(edit(path.read_bytes()))
@@ -244,7 +244,7 @@ def _jsonl(edit: Callable[[bytes], bytes]) -> Callable[[Path], Path]:
 
 
 # Byte offset of the bad byte in id.text: the "é" replaced below sits in record 1-2.
-_P_TEXT = (DATA / "physionet" / "id.text").read_bytes()
+_P_TEXT = (DATA / "physionet" / "notes.text").read_bytes()
 _P_BAD_BYTE = _P_TEXT.index(b"no events")
 
 BAD = {
@@ -483,7 +483,7 @@ def test_missing_file_raises_even_when_lenient(kind: str, tmp_path: Path) -> Non
 
 
 def test_physionet_missing_phrase_file(tmp_path: Path) -> None:
-    shutil.copy(DATA / "physionet" / "id.text", tmp_path / "id.text")
+    shutil.copy(DATA / "physionet" / "notes.text", tmp_path / "id.text")
     with pytest.raises(CorpusError, match="missing file") as info:
         physionet.read(str(tmp_path))
     assert info.value.file == str(tmp_path / "id-phi.phrase")
