@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from sklearn_crfsuite import CRF
 
 SEQUENCE_MODES = ("sentence", "document")
+#: CRFsuite training algorithms offered: ``"lbfgs"`` (a CRF, maximum likelihood with
+#: elastic-net penalties) and ``"ap"`` (the averaged perceptron over the same chain).
+ALGORITHMS = ("lbfgs", "ap")
 
 
 def bio_tags(document: Document) -> list[str]:
@@ -115,7 +118,9 @@ class CrfLearner:
         max_iterations: int = 30,
         sequence: str = "sentence",
         all_possible_transitions: bool = True,
+        algorithm: str = "lbfgs",
     ) -> None:
+        self.algorithm = algorithm
         self.c1 = c1
         self.c2 = c2
         self.max_iterations = max_iterations
@@ -139,6 +144,8 @@ class CrfLearner:
     ) -> CrfLearner:
         from sklearn_crfsuite import CRF
 
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, not {self.algorithm!r}")
         xs, bounds = self._sequences(documents, rows)
         ys: list[list[str]] = []
         for doc_labels, b in zip(labels, bounds, strict=True):
@@ -146,11 +153,11 @@ class CrfLearner:
             if not any(t[:2] in ("B-", "I-") for t in tags):
                 tags = to_bio(tags)
             ys.extend(tags[s:e] for s, e in b)
+        penalties = {"c1": self.c1, "c2": self.c2} if self.algorithm == "lbfgs" else {}
         model = CRF(
-            algorithm="lbfgs",
-            c1=self.c1,
-            c2=self.c2,
+            algorithm=self.algorithm,
             max_iterations=self.max_iterations,
+            **penalties,
             all_possible_transitions=self.all_possible_transitions,
         )
         model.fit(xs, ys)
@@ -177,7 +184,11 @@ class CrfSystem(System):
     ``c1``/``c2`` the L1/L2 penalties and ``max_iterations`` the L-BFGS budget of CRFsuite;
     ``sequence`` ``"sentence"`` or ``"document"``; ``dictionaries`` an extra word-list
     directory for systems with dictionary features; ``two_stage`` the Illinois second pass
-    with ``inner_folds`` jackknife folds shuffled by ``seed``.
+    with ``inner_folds`` jackknife folds shuffled by ``seed``; ``algorithm`` ``"lbfgs"`` (a
+    CRF proper) or ``"ap"`` (CRFsuite's averaged perceptron over the same chain and
+    features, ``max_iterations`` epochs; ``c1``/``c2`` are then unused) -- the learner of
+    the Illinois tagger, which Ratinov & Roth (2009) train as a regularized averaged
+    perceptron.
     """
 
     requires_training: ClassVar[bool] = True
@@ -193,6 +204,7 @@ class CrfSystem(System):
         two_stage: bool = False,
         inner_folds: int = 2,
         seed: int = 0,
+        algorithm: str = "lbfgs",
     ) -> None:
         self.c1 = c1
         self.c2 = c2
@@ -202,6 +214,7 @@ class CrfSystem(System):
         self.two_stage = two_stage
         self.inner_folds = inner_folds
         self.seed = seed
+        self.algorithm = algorithm
 
     def feature_classes(self) -> tuple[FeatureClass, ...]:
         raise NotImplementedError
@@ -211,7 +224,9 @@ class CrfSystem(System):
         return combine(self.feature_classes(), documents)
 
     def _make_learner(self) -> CrfLearner:
-        return CrfLearner(self.c1, self.c2, self.max_iterations, self.sequence)
+        return CrfLearner(
+            self.c1, self.c2, self.max_iterations, self.sequence, algorithm=self.algorithm
+        )
 
     def _learner(self) -> Any:
         if self.sequence not in SEQUENCE_MODES:
@@ -246,6 +261,7 @@ class StanfordCrf(CrfSystem):
     with ``two_stage=True`` that is the harness's LBJNET analogue.
     """
 
+    relative_cost: ClassVar[float | None] = 10.0  # measured, for scheduling only
     name = "crf"
     description = (
         "Stanford-NER-style CRF (Finkel et al. 2005; Tafvizi 2011 §2.2), sklearn-crfsuite; "
@@ -262,8 +278,11 @@ class StanfordCrf(CrfSystem):
         inner_folds: int = 2,
         seed: int = 0,
         feature_set: str = "stanford",
+        algorithm: str = "lbfgs",
     ) -> None:
-        super().__init__(c1, c2, max_iterations, sequence, None, two_stage, inner_folds, seed)
+        super().__init__(
+            c1, c2, max_iterations, sequence, None, two_stage, inner_folds, seed, algorithm
+        )
         self.feature_set = feature_set
 
     def feature_classes(self) -> tuple[FeatureClass, ...]:

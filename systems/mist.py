@@ -31,6 +31,7 @@ class MistCrf(CrfSystem):
     """CRF over Table 2.1 regular expressions, dictionary membership and (optionally) the
     words at -1, 0, +1."""
 
+    relative_cost: ClassVar[float | None] = 4.0  # measured, for scheduling only
     name: ClassVar[str] = "mist"
     description: ClassVar[str] = (
         "MITRE-MIST-style CRF: Table 2.1 regexes + dictionary features "
@@ -48,9 +49,10 @@ class MistCrf(CrfSystem):
         inner_folds: int = 2,
         seed: int = 0,
         lexical: bool = True,
+        algorithm: str = "lbfgs",
     ) -> None:
         super().__init__(
-            c1, c2, max_iterations, sequence, dictionaries, two_stage, inner_folds, seed
+            c1, c2, max_iterations, sequence, dictionaries, two_stage, inner_folds, seed, algorithm
         )
         self.lexical = lexical
 

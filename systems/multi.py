@@ -8,8 +8,12 @@ SVM on the authentic i2b2 corpus (§6.1.4, Table B.8).
 Faithfulness notes:
 
 * The original (by K. Burford) wrapped the real tools; here the base systems are this
-  harness's re-implementations (``svm``, ``crf``, ``mist``, ``crf`` with the Illinois
-  two-stage option, ``mimic``), listed in :attr:`MultiDeidentifier.base_systems`.
+  harness's re-implementations (``svm``, ``crf``, ``mist``, the Illinois tagger, ``mimic``),
+  listed in :data:`DEFAULT_BASES`.  The Illinois base is ``crf`` with the Illinois
+  first-stage features (Tafvizi §2.4), the two-stage prediction context, and the averaged
+  perceptron as learner -- LBJNET's own learner (Ratinov & Roth 2009: a regularized
+  averaged perceptron); Tafvizi's summary calls it a CRF, but the perceptron is both the
+  original and, here, three times cheaper with no loss of F.
 * The meta-classifier must be trained on decisions that look like test-time decisions, so
   training documents are never labelled by a model that saw them.  Two strategies:
   ``"blend"`` (default; holdout stacking) trains each base system once on a random half of
@@ -38,12 +42,26 @@ from bench.protocols import document_folds
 from corpora.model import OUTSIDE, Document
 from systems.base import System, get_system, register
 
+#: Averaged-perceptron epochs of the Illinois base (fold-0 check on the default corpus,
+#: half the training fold: F 0.983 at 5 and 10 epochs, 0.986 at 20, against 0.977 for the
+#: L-BFGS CRF at three times the cost).
+ILLINOIS_EPOCHS = 10
+
 #: (name in the meta features, registered system, its parameters)
 DEFAULT_BASES: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = (
     ("statdeid", "svm", (("mode", "multiclass"),)),
     ("stanford", "crf", ()),
     ("mist", "mist", ()),
-    ("illinois", "crf", (("two_stage", True),)),
+    (
+        "illinois",
+        "crf",
+        (
+            ("feature_set", "illinois"),
+            ("two_stage", True),
+            ("algorithm", "ap"),
+            ("max_iterations", ILLINOIS_EPOCHS),
+        ),
+    ),
     ("mimic", "mimic", ()),
 )
 
@@ -60,6 +78,7 @@ def _int32(X: sp.csr_matrix) -> sp.csr_matrix:
 class MultiDeidentifier(System):
     """Stacked SVM over base de-identifiers' decisions (Tafvizi 2011, Fig. 1-2)."""
 
+    relative_cost = 15.0  # measured, for scheduling only
     name = "multi"
     description = (
         "Multi-deidentifier: an SVM over the decisions of svm, crf, mist, Illinois two-stage "

@@ -119,6 +119,23 @@ def test_crf_learner_learns_a_context_cue() -> None:
     assert by_word["seen"] == OUTSIDE
 
 
+def test_averaged_perceptron_learns_the_same_cue_and_bad_algorithms_fail_at_fit() -> None:
+    """``algorithm="ap"`` (the Illinois tagger's learner) trains the same chain."""
+    features = (WordWindow(offsets=(-1, 0, 1)), ShapeWindow(offsets=(0,)))
+    train = notes(30)
+    learner = CrfLearner(max_iterations=10, algorithm="ap")
+    learner.fit(train, combine(features, train), [bio_tags(d) for d in train])
+    test = Document("t", "Pt seen by Dr. Okonkwo on 3/4.")
+    labels = learner.predict([test], combine(features, [test]))[0]
+    by_word = {t.text: lab for t, lab in zip(test.tokens, labels, strict=True)}
+    assert by_word["Okonkwo"] == "DOCTOR" and by_word["seen"] == OUTSIDE
+    bad = CrfLearner(algorithm="sgd")  # the constructor only stores, as in scikit-learn
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        bad.fit(train, combine(features, train), [bio_tags(d) for d in train])
+    assert get_system("crf", algorithm="ap").get_params()["algorithm"] == "ap"
+    assert get_system("mist", algorithm="ap")._make_learner().algorithm == "ap"
+
+
 def test_crf_is_registered_with_sklearn_like_params() -> None:
     assert "crf" in available_systems()
     system = get_system("crf", max_iterations=7, two_stage=True)

@@ -121,3 +121,14 @@ def test_learns_to_trust_the_right_system_per_class(toys, strategy) -> None:
 def test_unknown_strategy(toys) -> None:
     with pytest.raises(ValueError, match="unknown strategy"):
         MultiDeidentifier(base_systems=(("caps", "test-caps", ()),), strategy="vote").fit(_docs(4))
+
+
+def test_default_illinois_base_is_the_two_stage_averaged_perceptron() -> None:
+    """The Illinois base uses its own features, the second stage and LBJNET's learner."""
+    multi = MultiDeidentifier()
+    ((system, params),) = [(s, p) for n, s, p in multi.base_systems if n == "illinois"]
+    base = multi._make_base(system, params)
+    assert base.feature_set == "illinois" and base.two_stage
+    assert base._make_learner().algorithm == "ap"
+    names = [n for n, _, _ in multi.base_systems]
+    assert names == ["statdeid", "stanford", "mist", "illinois", "mimic"]
