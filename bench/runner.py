@@ -44,7 +44,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import cache
+from bench import cache, schedule
 from bench.execution import execute, progress
 from bench.protocols import LEARNING_CURVE_FRACTIONS, Split, make_splits
 from corpora.model import OUTSIDE, PHI, Corpus, Document
@@ -527,13 +527,17 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     pending = [t for t in tasks if _uses_nlp(t[0]) and any(not _in_cache(k) for _, k in t[4])]
     if pending:  # tag only when some trained system still has a cell to compute
         warm_nlp_cache(list(corpora.values()), config.show_progress)
-    workers = (os.cpu_count() or 1) if config.jobs == -1 else config.jobs
+    workers = schedule.workers_for(config.jobs)
     if config.backend == "dask" or (workers > 1 and len(tasks) < 2 * workers):
         tasks = [(*t[:4], [c], t[5]) for t in tasks for c in t[4]]
 
-    nested = execute(
+    # Costliest first (bench.schedule): only the order changes, never a result.
+    timings = schedule.load_timings()
+    costs = [_task_cost(t, params, timings) for t in tasks]
+    order = schedule.longest_first(costs) if workers > 1 else list(range(len(tasks)))
+    ran = execute(
         run_task,
-        tasks,
+        [tasks[i] for i in order],
         backend=config.backend,
         jobs=config.jobs,
         scheduler=config.scheduler,
@@ -541,7 +545,15 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         desc="cells",
         on_result=_log_task if config.show_progress and not sys.stderr.isatty() else None,
     )
+    nested: list[list[CellOutcome]] = [[] for _ in tasks]
+    for i, group in zip(order, ran, strict=True):
+        nested[i] = group
     outcomes = [o for group in nested for o in group]
+    schedule.remember_timings(
+        (schedule.timing_key(o.system, params.get(o.system, {})), o.seconds, o.n_tokens)
+        for o in outcomes
+        if o.ok and not o.cached
+    )
 
     failures = [
         {
@@ -580,6 +592,20 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         started=started,
         wall_seconds=time.perf_counter() - t0,
     )
+
+
+def _task_cost(
+    task: tuple[Any, ...], params: Mapping[str, Mapping[str, Any]], timings: Mapping[str, float]
+) -> float:
+    """Estimated seconds of a task: its uncached cells' test tokens x seconds per token."""
+    system_cls, _, _, test_docs, cells, _ = task
+    per_token = schedule.seconds_per_token(
+        system_cls, schedule.timing_key(system_cls.name, params.get(system_cls.name, {})), timings
+    )
+    tokens = sum(
+        len(test_docs[i].tokens) for split, key in cells if not _in_cache(key) for i in split.test
+    )
+    return tokens * per_token
 
 
 def _uses_nlp(system_cls: type) -> bool:

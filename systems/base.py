@@ -54,6 +54,10 @@ class System(ABC):
     requires_training: ClassVar[bool] = True
     #: ``True`` when the system predicts categories, not just PHI vs non-PHI.
     predicts_categories: ClassVar[bool] = True
+    #: Rough cost per token relative to ``svm`` (training included), used only to start
+    #: the costliest tasks first (:mod:`bench.schedule`); ``None``: guess from
+    #: :attr:`requires_training`.  Never affects results.
+    relative_cost: ClassVar[float | None] = None
 
     @classmethod
     def _param_names(cls) -> list[str]:

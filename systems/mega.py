@@ -86,6 +86,7 @@ class MegaSVM(FeatureSVM):
         As for :class:`systems.svm.LocalContextSVM`.
     """
 
+    relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
     name = "mega"
     description = "Mega SVM: union of Stat De-id, Stanford, MIST, Illinois, MIMIC features"
     predicts_categories: ClassVar[bool] = True

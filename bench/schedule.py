@@ -1,0 +1,91 @@
+"""Order the run's tasks costliest first, so the last worker does not finish alone.
+
+A run is a few dozen (system, corpus) tasks of very unequal cost: on the default corpora the
+stacked ``multi`` takes ~20x the time of ``svm`` and ~1000x that of a rule system.  Handed
+out in listing order, a two-core run can end with one core idle while the other still trains
+the last expensive task.  Longest-processing-time-first (Graham 1969) bounds the makespan
+at 4/3 of the optimum and is what this module does; it only reorders work, so results are
+identical whatever the order.
+
+Costs come from, in order of preference:
+
+1. the seconds per test token a task of the same system and parameters took in an earlier
+   run on this machine (remembered in ``timings.json`` in the cache directory);
+2. the class attribute ``relative_cost`` of the system (about its seconds per token relative
+   to the local-context SVM; built-in systems set it from measurements, a plug-in may);
+3. 1.0 for a trained system, 0.05 for a rule system.
+
+Cells already in the prediction cache cost nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from bench import cache
+
+TIMINGS_FILE = "timings.json"
+#: Seconds per *test* token (training on the other folds included) of ``relative_cost = 1``:
+#: the ``svm`` on the default corpora on this project's 2-core CI machine, ~20 s for the
+#: 155k test tokens of ten folds.  Only puts remembered and hinted costs on one scale.
+BASE_SECONDS_PER_TOKEN = 1.3e-4
+
+
+def timing_key(system: str, params: Mapping[str, Any]) -> str:
+    """The remembered-cost key of a system configuration (no corpus: cost is per token)."""
+    return cache.make_key("timing", system, sorted((k, repr(v)) for k, v in params.items()))
+
+
+def load_timings() -> dict[str, float]:
+    """Remembered seconds per token by :func:`timing_key`; empty when absent or unreadable."""
+    if not cache.caching_enabled():
+        return {}
+    path = cache.cache_dir() / TIMINGS_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, int | float) and v > 0}
+
+
+def remember_timings(measured: Iterable[tuple[str, float, int]]) -> None:
+    """Store (timing key, seconds, test tokens) of computed cells for the next run's order."""
+    if not cache.caching_enabled():
+        return
+    totals: dict[str, list[float]] = {}
+    for key, seconds, tokens in measured:
+        if tokens > 0 and seconds > 0:
+            acc = totals.setdefault(key, [0.0, 0.0])
+            acc[0] += seconds
+            acc[1] += tokens
+    if not totals:
+        return
+    timings = load_timings()
+    timings.update({k: s / t for k, (s, t) in totals.items()})
+    data = json.dumps(timings, indent=0, sort_keys=True).encode()
+    cache.atomic_write_bytes(cache.cache_dir() / TIMINGS_FILE, data)
+
+
+def seconds_per_token(system_cls: type, key: str, timings: Mapping[str, float]) -> float:
+    """Estimated seconds per test token of one cell of ``system_cls``."""
+    if key in timings:
+        return timings[key]
+    hint = getattr(system_cls, "relative_cost", None)
+    if hint is None:
+        hint = 1.0 if getattr(system_cls, "requires_training", True) else 0.05
+    return float(hint) * BASE_SECONDS_PER_TOKEN
+
+
+def longest_first(costs: Sequence[float]) -> list[int]:
+    """Task indices by decreasing cost (ties keep their listing order: a stable sort)."""
+    return sorted(range(len(costs)), key=lambda i: -costs[i])
+
+
+def workers_for(jobs: int) -> int:
+    """How many processes ``--jobs`` means (-1: every core)."""
+    return (os.cpu_count() or 1) if jobs == -1 else max(1, jobs)

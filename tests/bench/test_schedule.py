@@ -1,0 +1,70 @@
+"""Costliest-first scheduling: the order of work, remembered costs, and unchanged results."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bench import runner, schedule
+from bench.runner import RunConfig, run
+from tests.bench.toy import CapitalizedSystem, MemorySystem, make_corpus
+
+FAST = dict(folds=3, show_progress=False, n_resamples=50, n_shuffles=50)
+
+
+def test_longest_first_is_stable_and_descending() -> None:
+    assert schedule.longest_first([1.0, 5.0, 1.0, 3.0, 5.0]) == [1, 4, 3, 0, 2]
+    assert schedule.longest_first([]) == []
+
+
+def test_seconds_per_token_prefers_memory_then_hint_then_training_flag() -> None:
+    class Hinted(MemorySystem):
+        relative_cost = 4.0
+
+    base = schedule.BASE_SECONDS_PER_TOKEN
+    assert schedule.seconds_per_token(Hinted, "k", {}) == 4.0 * base
+    assert schedule.seconds_per_token(Hinted, "k", {"k": 0.5}) == 0.5
+    assert schedule.seconds_per_token(MemorySystem, "k", {}) == 1.0 * base
+    assert schedule.seconds_per_token(CapitalizedSystem, "k", {}) == 0.05 * base
+
+
+def test_timings_round_trip_and_merge() -> None:
+    assert schedule.load_timings() == {}
+    schedule.remember_timings([("a", 2.0, 100), ("a", 1.0, 200), ("b", 0.0, 10)])
+    assert schedule.load_timings() == {"a": 3.0 / 300}
+    schedule.remember_timings([("b", 1.0, 10)])
+    assert schedule.load_timings() == {"a": 3.0 / 300, "b": 0.1}
+    (schedule.cache.cache_dir() / schedule.TIMINGS_FILE).write_text("{not json")
+    assert schedule.load_timings() == {}
+
+
+def test_timing_key_depends_on_parameters() -> None:
+    assert schedule.timing_key("s", {"C": 1}) == schedule.timing_key("s", {"C": 1})
+    assert schedule.timing_key("s", {"C": 1}) != schedule.timing_key("s", {"C": 2})
+
+
+def test_run_hands_out_costliest_tasks_first_and_keeps_results(toy_systems, monkeypatch) -> None:
+    """With two workers the expensive system starts first; results are those of the
+    listing order, and the run remembers what each computed cell cost."""
+    corpus = make_corpus(9)
+    seen: list[str] = []
+    real_execute = runner.execute
+
+    def spy(func, tasks, **kw):
+        seen.extend(t[0].name for t in tasks)
+        return real_execute(func, tasks, **{**kw, "backend": "sequential", "jobs": 1})
+
+    monkeypatch.setattr(runner, "execute", spy)
+    monkeypatch.setattr(MemorySystem, "relative_cost", 50.0, raising=False)
+    config = RunConfig(systems=["toy-capitals,toy-memory"], corpora=["toy"], jobs=2, **FAST)
+    result = run(config, {"toy": corpus})
+    # 2 tasks < 2 x 2 workers: split into one task per cell, memory's three cells first
+    assert seen == ["toy-memory"] * 3 + ["toy-capitals"] * 3
+    assert [o.system for o in result.outcomes] == ["toy-capitals"] * 3 + ["toy-memory"] * 3
+    assert schedule.timing_key("toy-memory", {"min_count": 1}) in schedule.load_timings()
+
+    monkeypatch.setattr(runner, "execute", real_execute)
+    sequential = run(
+        RunConfig(systems=["toy-capitals,toy-memory"], corpora=["toy"], jobs=1, **FAST),
+        {"toy": corpus},
+    )
+    pd.testing.assert_frame_equal(result.results, sequential.results)
