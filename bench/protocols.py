@@ -68,6 +68,9 @@ class Split:
     fraction: float = 1.0
     #: What determines the split, for cache keys (k and seed for cv, "own" for split, ...).
     scheme: str = ""
+    #: The outer fold of each training document (cv only, else empty): lets a stacked system
+    #: train its base systems once per half of the folds (:class:`systems.base.OuterFolds`).
+    train_folds: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -80,8 +83,19 @@ class Split:
 def cross_validation(corpus: Corpus, k: int = 10, seed: int = 0) -> list[Split]:
     """``k`` document folds of ``corpus``, identical for every system (same seed)."""
     folds = document_folds(len(corpus), k, seed)
+    fold_of = {doc: i for i, (_, te) in enumerate(folds) for doc in te}
     return [
-        Split("cv", i, corpus.name, tuple(tr), corpus.name, tuple(te), 1.0, f"k={k},seed={seed}")
+        Split(
+            "cv",
+            i,
+            corpus.name,
+            tuple(tr),
+            corpus.name,
+            tuple(te),
+            1.0,
+            f"k={k},seed={seed}",
+            tuple(fold_of[doc] for doc in tr),
+        )
         for i, (tr, te) in enumerate(folds)
     ]
 

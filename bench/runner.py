@@ -48,6 +48,7 @@ from bench import cache, schedule
 from bench.execution import execute, progress
 from bench.protocols import LEARNING_CURVE_FRACTIONS, Split, make_splits
 from corpora.model import OUTSIDE, PHI, Corpus, Document
+from systems.base import OuterFolds
 
 #: Package versions recorded in run.json.
 VERSIONED_PACKAGES = (
@@ -409,7 +410,11 @@ def _run_cells(
         try:
             system = system_cls(**params)
             train = [train_docs[i] for i in split.train]
-            predictions = [list(p) for p in system.fit_predict(train, test)]
+            if split.train_folds and getattr(system_cls, "uses_outer_folds", False):
+                folds = OuterFolds(split.train_folds, split.fold)
+                predictions = [list(p) for p in system.fit_predict(train, test, folds=folds)]
+            else:
+                predictions = [list(p) for p in system.fit_predict(train, test)]
         except Exception as exc:  # a failing system is reported, the others go on
             outcomes.append(
                 CellOutcome(

@@ -17,7 +17,7 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from corpora.model import Document, check_predictions
 
@@ -35,6 +35,21 @@ BUILTIN_MODULES = (
     "systems.mega",
     "systems.multi",
 )
+
+
+class OuterFolds(NamedTuple):
+    """Where a cross-validation cell sits: the outer fold of each training document, and
+    the test fold.
+
+    The runner hands it to systems that set :attr:`System.uses_outer_folds`, so a stacked
+    system can train its base systems once per half of the folds -- on folds that exclude
+    the test fold -- and reuse them for every test fold of the other half, instead of
+    training them anew in every cell.  It is information only: ignoring it is always
+    correct.
+    """
+
+    train: tuple[int, ...]
+    test: int
 
 
 class System(ABC):
@@ -58,6 +73,9 @@ class System(ABC):
     #: the costliest tasks first (:mod:`bench.schedule`); ``None``: guess from
     #: :attr:`requires_training`.  Never affects results.
     relative_cost: ClassVar[float | None] = None
+    #: ``True`` for systems whose :meth:`fit_predict` accepts ``folds=`` (an
+    #: :class:`OuterFolds`) under cross-validation; see :mod:`systems.multi`.
+    uses_outer_folds: ClassVar[bool] = False
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -68,3 +68,23 @@ def test_run_hands_out_costliest_tasks_first_and_keeps_results(toy_systems, monk
         {"toy": corpus},
     )
     pd.testing.assert_frame_equal(result.results, sequential.results)
+
+
+def test_runner_hands_outer_folds_only_to_systems_that_ask(toy_systems) -> None:
+    from systems.base import register, unregister
+    from tests.bench.toy import FoldAwareSystem
+
+    register(FoldAwareSystem)
+    try:
+        FoldAwareSystem.seen_folds = []
+        corpus = make_corpus(9)
+        run(
+            RunConfig(systems=["toy-fold-aware"], corpora=["toy"], jobs=1, **FAST),
+            {"toy": corpus},
+        )
+        assert [f.test for f in FoldAwareSystem.seen_folds] == [0, 1, 2]
+        for folds in FoldAwareSystem.seen_folds:
+            assert len(folds.train) == 6 and folds.test not in folds.train
+            assert sorted(set(folds.train)) == sorted({0, 1, 2} - {folds.test})
+    finally:
+        unregister(FoldAwareSystem.name)

@@ -4,11 +4,14 @@ made about documents it had seen."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import pytest
 
-from corpora.model import Document, Span
-from systems.base import System, register, unregister
+from bench.protocols import cross_validation
+from corpora.model import Corpus, Document, Span
+from systems import multi as multi_module
+from systems.base import OuterFolds, System, register, unregister
 from systems.multi import MultiDeidentifier
 
 
@@ -28,6 +31,17 @@ class Memorizer(System):
         return [
             [t.label if d.fingerprint in self.seen_ else "O" for t in d.tokens] for d in documents
         ]
+
+
+class CountingMemorizer(Memorizer):
+    """A memorizer that records every training set it was fitted on."""
+
+    name = "test-counting-memorizer"
+    fitted: ClassVar[list[set[str]]] = []
+
+    def fit(self, documents: Sequence[Document]) -> CountingMemorizer:
+        CountingMemorizer.fitted.append({d.fingerprint for d in documents})
+        return super().fit(documents)
 
 
 class CapsArePatients(System):
@@ -69,11 +83,15 @@ class NoisyDigits(System):
 
 @pytest.fixture
 def toys():
-    for cls in (Memorizer, CapsArePatients, NoisyDigits):
+    classes = (Memorizer, CountingMemorizer, CapsArePatients, NoisyDigits)
+    for cls in classes:
         register(cls)
+    CountingMemorizer.fitted = []
+    multi_module._SHARED_BASES.clear()
     yield
-    for cls in (Memorizer, CapsArePatients, NoisyDigits):
+    for cls in classes:
         unregister(cls.name)
+    multi_module._SHARED_BASES.clear()
 
 
 def _docs(n: int) -> list[Document]:
@@ -132,3 +150,35 @@ def test_default_illinois_base_is_the_two_stage_averaged_perceptron() -> None:
     assert base._make_learner().algorithm == "ap"
     names = [n for n, _, _ in multi.base_systems]
     assert names == ["statdeid", "stanford", "mist", "illinois", "mimic"]
+
+
+def test_crossfit_halves_keep_the_test_fold_away_from_the_bases(toys) -> None:
+    docs = _docs(20)
+    multi = MultiDeidentifier(base_systems=(("memo", "test-memorizer", ()),))
+    train_folds = tuple(i // 2 for i in range(20) if i // 2 != 3)
+    train = [d for i, d in enumerate(docs) if i // 2 != 3]
+    base_docs, meta_docs = multi.crossfit_halves(train, OuterFolds(train_folds, 3))
+    assert {d.id for d in base_docs} == {f"d{i}" for i in range(10, 20)}  # folds 5-9
+    assert {d.id for d in meta_docs} == {f"d{i}" for i in range(10) if i // 2 != 3}
+    # two folds only: one half would be empty, so the caller falls back to blending
+    assert multi.crossfit_halves(train[:2], OuterFolds((1, 1), 0)) is None
+
+
+def test_crossfit_trains_each_base_once_per_half_and_never_on_the_test_fold(toys) -> None:
+    corpus = Corpus("toy", tuple(_docs(20)))
+    bases = (("memo", "test-counting-memorizer", ()), ("caps", "test-caps", ()))
+    predictions = {}
+    for split in cross_validation(corpus, k=10, seed=0):
+        train = [corpus.documents[i] for i in split.train]
+        test = [corpus.documents[i] for i in split.test]
+        multi = MultiDeidentifier(base_systems=bases)
+        predictions[split.fold] = multi.fit_predict(
+            train, test, folds=OuterFolds(split.train_folds, split.fold)
+        )
+        # the bases that labelled this test fold never saw it
+        assert multi.bases_[0].seen_.isdisjoint({d.fingerprint for d in test})
+    assert len(CountingMemorizer.fitted) == 2  # one per half of the ten folds
+    assert len(predictions) == 10
+    # without the folds the same strategy falls back to blending, one fit per call
+    MultiDeidentifier(base_systems=bases).fit_predict(_docs(20)[:18], _docs(20)[18:])
+    assert len(CountingMemorizer.fitted) == 3
