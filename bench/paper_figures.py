@@ -385,8 +385,9 @@ DEPARTURES: dict[str, str] = {
     "NLTK tagger/WordNet lemmas instead of the original NLP tools; Link Grammar bigrams "
     "opt-in",
     "mega": "our re-implementations' feature classes, not the original tools' features",
-    "multi": "base systems are our re-implementations; holdout blending instead of "
-    "Burford's training scheme (jackknife available)",
+    "multi": "base systems are our re-implementations (Illinois: averaged perceptron, "
+    "two stages); cross-fitted over the outer folds instead of Burford's unpublished "
+    "training scheme (blend and jackknife available)",
     "crf": "CRFsuite (L-BFGS, 30 iterations) instead of Stanford's CRF; no Gibbs-sampling "
     "long-distance model",
     "mist": "MIST/Carafe's own dictionaries unavailable: the harness dictionaries; Table 2.1 "
