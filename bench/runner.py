@@ -536,21 +536,35 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     if config.backend == "dask" or (workers > 1 and len(tasks) < 2 * workers):
         tasks = [(*t[:4], [c], t[5]) for t in tasks for c in t[4]]
 
+    # Tasks whose every cell is in the prediction cache are read here: shipping a corpus to
+    # a worker process only to read a pickle back costs more than the read.
+    nested: list[list[CellOutcome]] = [[] for _ in tasks]
+    local = {i for i, t in enumerate(tasks) if all(_in_cache(k) for _, k in t[4])}
+    for i in sorted(local):
+        nested[i] = run_task(*tasks[i])
+    remote = [i for i in range(len(tasks)) if i not in local]
     # Costliest first (bench.schedule): only the order changes, never a result.
     timings = schedule.load_timings()
-    costs = [_task_cost(t, params, timings) for t in tasks]
-    order = schedule.longest_first(costs) if workers > 1 else list(range(len(tasks)))
-    ran = execute(
-        run_task,
-        [tasks[i] for i in order],
-        backend=config.backend,
-        jobs=config.jobs,
-        scheduler=config.scheduler,
-        show_progress=config.show_progress,
-        desc="cells",
-        on_result=_log_task if config.show_progress and not sys.stderr.isatty() else None,
+    costs = {i: _task_cost(tasks[i], params, timings) for i in remote}
+    order = (
+        [remote[j] for j in schedule.longest_first([costs[i] for i in remote])]
+        if workers > 1
+        else remote
     )
-    nested: list[list[CellOutcome]] = [[] for _ in tasks]
+    ran = (
+        execute(
+            run_task,
+            [tasks[i] for i in order],
+            backend=config.backend,
+            jobs=config.jobs,
+            scheduler=config.scheduler,
+            show_progress=config.show_progress,
+            desc="cells",
+            on_result=_log_task if config.show_progress and not sys.stderr.isatty() else None,
+        )
+        if order
+        else []
+    )
     for i, group in zip(order, ran, strict=True):
         nested[i] = group
     outcomes = [o for group in nested for o in group]

@@ -88,3 +88,20 @@ def test_runner_hands_outer_folds_only_to_systems_that_ask(toy_systems) -> None:
             assert sorted(set(folds.train)) == sorted({0, 1, 2} - {folds.test})
     finally:
         unregister(FoldAwareSystem.name)
+
+
+def test_fully_cached_tasks_are_read_without_workers(toy_systems, monkeypatch) -> None:
+    corpus = make_corpus(9)
+    config = RunConfig(systems=["toy-capitals,toy-memory"], corpora=["toy"], jobs=2, **FAST)
+    first = run(config, {"toy": corpus})
+    dispatched: list[int] = []
+    real_execute = runner.execute
+
+    def spy(func, tasks, **kw):
+        dispatched.append(len(tasks))
+        return real_execute(func, tasks, **kw)
+
+    monkeypatch.setattr(runner, "execute", spy)
+    second = run(config, {"toy": corpus})
+    assert dispatched == [] and all(o.cached for o in second.outcomes)
+    pd.testing.assert_frame_equal(first.results, second.results)
