@@ -119,8 +119,31 @@ def _joblib(
     return results
 
 
+#: How far a loky worker's memory may grow before loky replaces it.  Loky's own guard is
+#: 300 MB, meant to catch leaks; our workers grow on purpose -- per-corpus feature and POS
+#: caches that the next task on the same corpus reuses -- and a replaced worker recomputes
+#: them all (in the default run the guard fired several times, each costing tens of seconds).
+WORKER_MEMORY_GROWTH = 4 * 1024**3
+
+
 def _indexed(func: Callable[..., R], index: int, args: tuple[Any, ...]) -> tuple[int, R]:
+    _keep_worker_caches()
     return index, func(*args)
+
+
+def _keep_worker_caches() -> None:
+    """Raise loky's memory-leak threshold in this worker (see :data:`WORKER_MEMORY_GROWTH`).
+
+    Loky reads the module-level threshold at every check, in the worker itself, so setting
+    it from inside a task is enough; an unknown loky layout is simply left alone.
+    """
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:  # pragma: no cover - joblib always vendors loky
+        return
+    current = getattr(process_executor, "_MAX_MEMORY_LEAK_SIZE", None)
+    if isinstance(current, int) and current < WORKER_MEMORY_GROWTH:
+        process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_MEMORY_GROWTH
 
 
 def _dask(

@@ -13,6 +13,14 @@ def square_plus(x: int, y: int) -> int:
     return x * x + y
 
 
+def leak_threshold_and_pid(_: int) -> tuple[int, int]:
+    import os
+
+    from joblib.externals.loky import process_executor
+
+    return process_executor._MAX_MEMORY_LEAK_SIZE, os.getpid()
+
+
 TASKS = [(i, 10 * i) for i in range(7)]
 EXPECTED = [square_plus(*t) for t in TASKS]
 
@@ -31,6 +39,18 @@ def test_sequential_and_joblib_agree_and_report_each_result() -> None:
     assert sorted(seen) == list(range(7))
     assert execute(square_plus, TASKS, show_progress=False) == EXPECTED
     assert execute(square_plus, TASKS, jobs=2, show_progress=False) == EXPECTED
+
+
+def test_joblib_workers_may_keep_their_caches() -> None:
+    """Loky's 300 MB leak guard would replace a worker whose feature caches grew; the
+    tasks raise it so caches survive from one task to the next."""
+    import os
+
+    from bench.execution import WORKER_MEMORY_GROWTH
+
+    got = execute(leak_threshold_and_pid, [(i,) for i in range(4)], jobs=2, show_progress=False)
+    assert {threshold for threshold, _ in got} == {WORKER_MEMORY_GROWTH}
+    assert all(pid != os.getpid() for _, pid in got)  # measured in the workers
 
 
 def test_dask_needs_a_scheduler() -> None:
