@@ -432,6 +432,7 @@ def sentence_inference(beliefs: np.ndarray, compat: np.ndarray, weight: float) -
 class SnowNER(System):
     """SNoW-style NER for people, locations and organizations (see module docstring)."""
 
+    relative_cost: ClassVar[float | None] = 2.0  # measured, for scheduling only
     name: ClassVar[str] = "snow"
     description: ClassVar[str] = (
         "SNoW-style NER (Roth & Yih 2002): Winnow networks over word/tag features plus "
