@@ -738,61 +738,29 @@ def score_predictions(
     """Token rows on every subset and entity rows (strict and overlap), each with a
     percentile-bootstrap CI of F1 over documents (``n_resamples`` 0: no CI).
 
-    The bootstrap needs every row's counts per document.  Scoring each document once and
-    reading all rows from it is one pass over the tokens, where asking
-    :func:`bench.metrics.per_document_counts` row by row would be one pass per row; a row
-    whose per-document counts do not add up to the pooled ones (possible only in corner
-    cases of the metrics' row selection) falls back to that exact call.
+    The bootstrap resamples each row's per-document counts, which
+    :func:`bench.metrics.token_scores_by_document` and
+    :func:`~bench.metrics.entity_scores_by_document` return with the rows in one pass.
     """
-    import numpy as np
-
     from bench import metrics, significance
 
-    subsets = list(metrics.SUBSETS)
-    matches = ("strict", "overlap")
     scored = [
-        row
-        for subset in subsets
-        for row in metrics.token_scores(documents, predictions, subset=subset)
+        pair
+        for subset in metrics.SUBSETS
+        for pair in metrics.token_scores_by_document(documents, predictions, subset=subset)
     ]
-    for match in matches:
-        scored.extend(metrics.entity_scores(documents, predictions, match=match))
-    rows = [_as_dict(r) for r in scored]
-
-    per_doc: dict[tuple[str, str, str, str], np.ndarray] = {}
-    if n_resamples > 0:
-        n = len(documents)
-        for i, (doc, pred) in enumerate(zip(documents, predictions, strict=True)):
-            doc_rows = [
-                r for subset in subsets for r in metrics.token_scores([doc], [pred], subset=subset)
-            ]
-            for match in matches:
-                doc_rows.extend(metrics.entity_scores([doc], [pred], match=match))
-            for raw in doc_rows:
-                r = _as_dict(raw)
-                key = (r["level"], r.get("match", ""), r["subset"], r["label"])
-                arr = per_doc.get(key)
-                if arr is None:
-                    arr = per_doc[key] = np.zeros((n, 3), dtype=np.int64)
-                arr[i] = (r["tp"], r["fp"], r["fn"])
-
-    for row in rows:
+    for match in ("strict", "overlap"):
+        scored.extend(metrics.entity_scores_by_document(documents, predictions, match=match))
+    rows = []
+    for raw, counts in scored:
+        row = _as_dict(raw)
         low = high = float("nan")
         if n_resamples > 0 and (row["tp"] + row["fn"] + row["fp"]) > 0:
-            key = (row["level"], row.get("match", ""), row["subset"], row["label"])
-            counts = per_doc.get(key)
-            if counts is None or tuple(counts.sum(axis=0)) != (row["tp"], row["fp"], row["fn"]):
-                counts = metrics.per_document_counts(
-                    documents,
-                    predictions,
-                    label=row["label"],
-                    subset=row["subset"],
-                    match=row.get("match") or None,
-                )
             low, high = significance.bootstrap_f1_ci(
                 counts, n_resamples=n_resamples, alpha=alpha, seed=seed
             )
         row["f1_ci_low"], row["f1_ci_high"] = low, high
+        rows.append(row)
     return rows
 
 
@@ -878,6 +846,7 @@ def significance_tests(
                 got[system] = p
         names = sorted(got)
         any_plo = any(headline_subset(systems[n]) == PLO_SUBSET for n in names)
+        counts = _DocumentCounts(got)
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
                 subsets = []
@@ -909,10 +878,30 @@ def significance_tests(
                                 got[b][1],
                                 subset,
                                 config,
+                                counts,
                             ),
                         )
                     )
     return pd.DataFrame(rows, columns=list(SIGNIFICANCE_COLUMNS))
+
+
+class _DocumentCounts:
+    """Per-document binary (tp, fp, fn) of each system on one corpus, computed once per
+    (system, subset) however many pairs the system is in, and only when a pair's tests are
+    not in the cache."""
+
+    def __init__(self, pooled: Mapping[str, tuple[Sequence[Document], list[list[str]]]]) -> None:
+        self.pooled = pooled
+        self.memo: dict[tuple[str, str], Any] = {}
+
+    def __call__(self, system: str, subset: str) -> Any:
+        from bench import metrics
+
+        key = (system, subset)
+        if key not in self.memo:
+            docs, preds = self.pooled[system]
+            self.memo[key] = metrics.per_document_counts(docs, preds, None, subset)
+        return self.memo[key]
 
 
 def _pair_tests(
@@ -924,12 +913,13 @@ def _pair_tests(
     pred_b: Sequence[Sequence[str]],
     subset: str,
     config: RunConfig,
+    counts: _DocumentCounts,
 ) -> list[dict[str, Any]]:
     from bench import metrics, significance
 
     tests = significance.pairwise_tests(
-        metrics.per_document_counts(docs, pred_a, None, subset),
-        metrics.per_document_counts(docs, pred_b, None, subset),
+        counts(a, subset),
+        counts(b, subset),
         metrics.token_correctness(docs, pred_a, subset=subset, other=pred_b),
         metrics.token_correctness(docs, pred_b, subset=subset, other=pred_a),
         n_shuffles=config.n_shuffles,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -147,6 +148,17 @@ def approximate_randomization(
     return observed, (hits + 1) / (n_shuffles + 1)
 
 
+@lru_cache(maxsize=8)
+def _bootstrap_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """How often each document is drawn in each resample.  Drawn once per (n, resamples,
+    seed): every row of a run's results resamples the same documents, and drawing the
+    multinomial matrix was most of the cost of a confidence interval."""
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
+    weights.flags.writeable = False
+    return weights
+
+
 def bootstrap_f1_ci(
     counts: np.ndarray,
     *,
@@ -163,9 +175,7 @@ def bootstrap_f1_ci(
     n = c.shape[0]
     if n == 0:
         return 0.0, 0.0
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples).astype(np.float64)
-    f1s = _f1(weights @ c)
+    f1s = _f1(_bootstrap_weights(n, n_resamples, seed) @ c)
     low, high = np.percentile(f1s, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return float(low), float(high)
 
