@@ -388,9 +388,11 @@ DEPARTURES: dict[str, str] = {
     "multi": "base systems are our re-implementations (Illinois: averaged perceptron, "
     "two stages); cross-fitted over the outer folds instead of Burford's unpublished "
     "training scheme (blend and jackknife available)",
-    "crf": "CRFsuite (L-BFGS, 30 iterations) instead of Stanford's CRF; no Gibbs-sampling "
+    "crf": "CRFsuite (L2-regularized, SGD 10 epochs; Stanford optimizes by quasi-Newton) "
+    "instead of Stanford's CRF; no Gibbs-sampling "
     "long-distance model",
-    "mist": "MIST/Carafe's own dictionaries unavailable: the harness dictionaries; Table 2.1 "
+    "mist": "CRFsuite (SGD) instead of Carafe; MIST/Carafe's own dictionaries unavailable: "
+    "the harness dictionaries; Table 2.1 "
     "regexes reconstructed where the thesis text is garbled",
     "hmm": "IdentiFinder's news-trained model unavailable: trained on the training folds "
     "(in-domain, so stronger than the paper's); simplified unknown-word model",

@@ -2,8 +2,8 @@
 
 Also the CRF machinery the ``mist`` system (:mod:`systems.mist`) reuses: BIO encoding of
 the label set, sequences, and :class:`CrfLearner`, the learner interface of
-:mod:`systems.illinois` over `sklearn-crfsuite`_ (CRFsuite, L-BFGS with elastic-net
-regularization).
+:mod:`systems.illinois` over `sklearn-crfsuite`_ (CRFsuite: by default the L2-regularized
+likelihood trained by stochastic gradient descent, see :data:`DEFAULT_ALGORITHM`).
 
 Substitutes for the original: Stanford NER's own CRF (L2-regularized, quasi-Newton) is
 replaced by CRFsuite, and its Gibbs-sampling long-distance model (Finkel et al. 2005) is
@@ -40,9 +40,17 @@ if TYPE_CHECKING:
     from sklearn_crfsuite import CRF
 
 SEQUENCE_MODES = ("sentence", "document")
-#: CRFsuite training algorithms offered: ``"lbfgs"`` (a CRF, maximum likelihood with
-#: elastic-net penalties) and ``"ap"`` (the averaged perceptron over the same chain).
-ALGORITHMS = ("lbfgs", "ap")
+#: CRFsuite training algorithms offered: ``"l2sgd"`` (the L2-regularized CRF likelihood by
+#: stochastic gradient descent), ``"lbfgs"`` (the same with elastic-net penalties by
+#: quasi-Newton, as Stanford NER optimizes) and ``"ap"`` (the averaged perceptron).
+ALGORITHMS = ("l2sgd", "lbfgs", "ap")
+#: Default learner: SGD, 10 epochs, ``c2 = 0.01``.  On folds 0 and 3 of the authentic and
+#: unseen default corpora it matched 30 L-BFGS iterations for ``crf`` (F 0.983-0.986 both)
+#: and beat them for ``mist`` (0.978-0.988 against 0.961-0.975, L-BFGS being far from
+#: converged there) in 60 % of the time; L-BFGS at 20 iterations lost 2 points.
+DEFAULT_ALGORITHM = "l2sgd"
+DEFAULT_EPOCHS = 10
+DEFAULT_C2 = 0.01
 
 
 def bio_tags(document: Document) -> list[str]:
@@ -114,11 +122,11 @@ class CrfLearner:
     def __init__(
         self,
         c1: float = 0.1,
-        c2: float = 0.1,
-        max_iterations: int = 30,
+        c2: float = DEFAULT_C2,
+        max_iterations: int = DEFAULT_EPOCHS,
         sequence: str = "sentence",
         all_possible_transitions: bool = True,
-        algorithm: str = "lbfgs",
+        algorithm: str = DEFAULT_ALGORITHM,
     ) -> None:
         self.algorithm = algorithm
         self.c1 = c1
@@ -153,7 +161,11 @@ class CrfLearner:
             if not any(t[:2] in ("B-", "I-") for t in tags):
                 tags = to_bio(tags)
             ys.extend(tags[s:e] for s, e in b)
-        penalties = {"c1": self.c1, "c2": self.c2} if self.algorithm == "lbfgs" else {}
+        penalties: dict[str, float] = {}
+        if self.algorithm == "lbfgs":
+            penalties = {"c1": self.c1, "c2": self.c2}
+        elif self.algorithm == "l2sgd":
+            penalties = {"c2": self.c2}
         model = CRF(
             algorithm=self.algorithm,
             max_iterations=self.max_iterations,
@@ -181,7 +193,8 @@ class CrfSystem(System):
     """Shared body of the CRF systems: features -> (two-stage) :class:`CrfLearner`.
 
     Subclasses say which feature classes they use (:meth:`feature_classes`).  Parameters:
-    ``c1``/``c2`` the L1/L2 penalties and ``max_iterations`` the L-BFGS budget of CRFsuite;
+    ``c1``/``c2`` the L1/L2 penalties (``c1`` for L-BFGS only) and ``max_iterations`` the
+    epochs (SGD, perceptron) or iterations (L-BFGS) of CRFsuite;
     ``sequence`` ``"sentence"`` or ``"document"``; ``dictionaries`` an extra word-list
     directory for systems with dictionary features; ``two_stage`` the Illinois second pass
     with ``inner_folds`` jackknife folds shuffled by ``seed``; ``algorithm`` ``"lbfgs"`` (a
@@ -197,14 +210,14 @@ class CrfSystem(System):
     def __init__(
         self,
         c1: float = 0.1,
-        c2: float = 0.1,
-        max_iterations: int = 30,
+        c2: float = DEFAULT_C2,
+        max_iterations: int = DEFAULT_EPOCHS,
         sequence: str = "sentence",
         dictionaries: str | None = None,
         two_stage: bool = False,
         inner_folds: int = 2,
         seed: int = 0,
-        algorithm: str = "lbfgs",
+        algorithm: str = DEFAULT_ALGORITHM,
     ) -> None:
         self.c1 = c1
         self.c2 = c2
@@ -271,14 +284,14 @@ class StanfordCrf(CrfSystem):
     def __init__(
         self,
         c1: float = 0.1,
-        c2: float = 0.1,
-        max_iterations: int = 30,
+        c2: float = DEFAULT_C2,
+        max_iterations: int = DEFAULT_EPOCHS,
         sequence: str = "sentence",
         two_stage: bool = False,
         inner_folds: int = 2,
         seed: int = 0,
         feature_set: str = "stanford",
-        algorithm: str = "lbfgs",
+        algorithm: str = DEFAULT_ALGORITHM,
     ) -> None:
         super().__init__(
             c1, c2, max_iterations, sequence, None, two_stage, inner_folds, seed, algorithm

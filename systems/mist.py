@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from systems.base import register
-from systems.crf import CrfSystem
+from systems.crf import DEFAULT_ALGORITHM, DEFAULT_C2, DEFAULT_EPOCHS, CrfSystem
 from systems.features.base import FeatureClass
 from systems.features.common import WordWindow
 from systems.features.mist import mist_features
@@ -41,15 +41,15 @@ class MistCrf(CrfSystem):
     def __init__(
         self,
         c1: float = 0.1,
-        c2: float = 0.1,
-        max_iterations: int = 30,
+        c2: float = DEFAULT_C2,
+        max_iterations: int = DEFAULT_EPOCHS,
         sequence: str = "sentence",
         dictionaries: str | None = None,
         two_stage: bool = False,
         inner_folds: int = 2,
         seed: int = 0,
         lexical: bool = True,
-        algorithm: str = "lbfgs",
+        algorithm: str = DEFAULT_ALGORITHM,
     ) -> None:
         super().__init__(
             c1, c2, max_iterations, sequence, dictionaries, two_stage, inner_folds, seed, algorithm
