@@ -377,6 +377,12 @@ def run_task(
                 os.environ[k] = v
 
 
+def run_tasks(tasks: Sequence[tuple[Any, ...]]) -> list[list[CellOutcome]]:
+    """:func:`run_task` for several tasks in one worker (a job of :func:`bench.schedule.plan`),
+    so the corpus they share is shipped and featurized once."""
+    return [run_task(*task) for task in tasks]
+
+
 def _run_cells(
     system_cls: type,
     params: Mapping[str, Any],
@@ -543,30 +549,32 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     for i in sorted(local):
         nested[i] = run_task(*tasks[i])
     remote = [i for i in range(len(tasks)) if i not in local]
-    # Costliest first (bench.schedule): only the order changes, never a result.
+    # Costliest first, a corpus's tasks kept in one worker where that balances
+    # (bench.schedule): only the order and placement change, never a result.
     timings = schedule.load_timings()
-    costs = {i: _task_cost(tasks[i], params, timings) for i in remote}
-    order = (
-        [remote[j] for j in schedule.longest_first([costs[i] for i in remote])]
-        if workers > 1
-        else remote
-    )
+    costs = [_task_cost(tasks[i], params, timings) for i in remote]
+    if workers > 1:
+        corpora_of = [tasks[i][4][0][0].test_corpus if tasks[i][4] else "" for i in remote]
+        jobs = [[remote[j] for j in job] for job in schedule.plan(costs, corpora_of, workers)]
+    else:
+        jobs = [[i] for i in remote]
     ran = (
         execute(
-            run_task,
-            [tasks[i] for i in order],
+            run_tasks,
+            [([tasks[i] for i in job],) for job in jobs],
             backend=config.backend,
             jobs=config.jobs,
             scheduler=config.scheduler,
             show_progress=config.show_progress,
-            desc="cells",
-            on_result=_log_task if config.show_progress and not sys.stderr.isatty() else None,
+            desc="jobs",
+            on_result=_log_job if config.show_progress and not sys.stderr.isatty() else None,
         )
-        if order
+        if jobs
         else []
     )
-    for i, group in zip(order, ran, strict=True):
-        nested[i] = group
+    for job, groups in zip(jobs, ran, strict=True):
+        for i, group in zip(job, groups, strict=True):
+            nested[i] = group
     outcomes = [o for group in nested for o in group]
     schedule.remember_timings(
         (schedule.timing_key(o.system, params.get(o.system, {})), o.seconds, o.n_tokens)
@@ -648,6 +656,11 @@ def worker_environment(config: RunConfig) -> dict[str, str]:
     if config.backend != "dask":  # a remote worker keeps its own cache directory
         env[cache.ENV_CACHE] = str(cache.cache_dir())
     return env
+
+
+def _log_job(index: int, groups: list[list[CellOutcome]]) -> None:
+    for outcomes in groups:
+        _log_task(index, outcomes)
 
 
 def _log_task(index: int, outcomes: list[CellOutcome]) -> None:

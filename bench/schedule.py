@@ -89,3 +89,38 @@ def longest_first(costs: Sequence[float]) -> list[int]:
 def workers_for(jobs: int) -> int:
     """How many processes ``--jobs`` means (-1: every core)."""
     return (os.cpu_count() or 1) if jobs == -1 else max(1, jobs)
+
+
+#: Keeping every task of a corpus in one worker is worth this much extra makespan: a worker
+#: that meets a corpus featurizes it (POS tags, every feature class) once for all systems,
+#: where spreading its tasks makes each worker featurize it again.
+GROUPING_TOLERANCE = 1.10
+
+
+def makespan(jobs: Sequence[Sequence[int]], costs: Sequence[float], workers: int) -> float:
+    """Finish time of ``jobs`` handed out in order to the first free of ``workers``."""
+    loads = [0.0] * max(1, workers)
+    for job in jobs:
+        i = loads.index(min(loads))
+        loads[i] += sum(costs[t] for t in job)
+    return max(loads)
+
+
+def plan(costs: Sequence[float], groups: Sequence[str], workers: int) -> list[list[int]]:
+    """Jobs (lists of task indices, each run in one worker), costliest first.
+
+    Tasks of one group (a corpus) go to one worker when that costs at most
+    :data:`GROUPING_TOLERANCE` times the makespan of handing out single tasks -- as with
+    four corpora on two cores -- and are handed out singly otherwise (one corpus, or a
+    few corpora on many workers).
+    """
+    singles = [[i] for i in longest_first(costs)]
+    if workers <= 1 or not costs:
+        return singles
+    by_group: dict[str, list[int]] = {}
+    for i in longest_first(costs):
+        by_group.setdefault(groups[i], []).append(i)
+    grouped = sorted(by_group.values(), key=lambda job: -sum(costs[t] for t in job))
+    if makespan(grouped, costs, workers) <= GROUPING_TOLERANCE * makespan(singles, costs, workers):
+        return grouped
+    return singles

@@ -16,6 +16,20 @@ def test_longest_first_is_stable_and_descending() -> None:
     assert schedule.longest_first([]) == []
 
 
+def test_plan_keeps_a_corpus_in_one_worker_only_when_that_balances() -> None:
+    # four equal corpora of a costly and a cheap task on two workers: one job per corpus
+    costs = [8.0, 1.0] * 4
+    corpora = ["a", "a", "b", "b", "c", "c", "d", "d"]
+    jobs = schedule.plan(costs, corpora, workers=2)
+    assert sorted(sorted(j) for j in jobs) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert all(j[0] % 2 == 0 for j in jobs)  # costliest task of a job first
+    # one corpus on two workers: grouping would serialize it, so tasks go out singly
+    assert schedule.plan([8.0, 1.0, 5.0], ["a"] * 3, workers=2) == [[0], [2], [1]]
+    # one worker: listing order is irrelevant, every task is a job
+    assert schedule.plan([1.0, 2.0], ["a", "b"], workers=1) == [[1], [0]]
+    assert schedule.makespan([[0], [1], [2]], [3.0, 2.0, 2.0], workers=2) == 4.0
+
+
 def test_seconds_per_token_prefers_memory_then_hint_then_training_flag() -> None:
     class Hinted(MemorySystem):
         relative_cost = 4.0
@@ -50,7 +64,7 @@ def test_run_hands_out_costliest_tasks_first_and_keeps_results(toy_systems, monk
     real_execute = runner.execute
 
     def spy(func, tasks, **kw):
-        seen.extend(t[0].name for t in tasks)
+        seen.extend(task[0].name for (job,) in tasks for task in job)
         return real_execute(func, tasks, **{**kw, "backend": "sequential", "jobs": 1})
 
     monkeypatch.setattr(runner, "execute", spy)
