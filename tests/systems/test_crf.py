@@ -8,7 +8,7 @@ import pytest
 
 from corpora.model import OUTSIDE, Document, Span, check_predictions, gold_labels
 from systems.base import available_systems, get_system
-from systems.crf import CrfLearner, bio_tags, from_bio, sequence_bounds, to_bio
+from systems.crf import CrfLearner, bio_tags, encoded_rows, from_bio, sequence_bounds, to_bio
 from systems.features.base import combine
 from systems.features.common import CharNgrams, PosWindow, ShapeWindow, WordWindow
 from systems.features.stanford import STANFORD_FEATURES, STANFORD_FEATURES_NO_POS, DisjunctiveWindow
@@ -134,6 +134,33 @@ def test_averaged_perceptron_learns_the_same_cue_and_bad_algorithms_fail_at_fit(
         bad.fit(train, combine(features, train), [bio_tags(d) for d in train])
     assert get_system("crf", algorithm="ap").get_params()["algorithm"] == "ap"
     assert get_system("mist", algorithm="ap")._make_learner().algorithm == "ap"
+
+
+def test_sgd_training_is_reproducible_within_a_process() -> None:
+    """CRFsuite shuffles with the C rand(); unseeded, a second identical fit differed."""
+    features = (WordWindow(offsets=(-1, 0, 1)), ShapeWindow(offsets=(0,)))
+    train = notes(20)
+    rows = combine(features, train)
+    tags = [bio_tags(d) for d in train]
+    models = []
+    for _ in range(2):
+        learner = CrfLearner(max_iterations=3, algorithm="l2sgd")
+        learner.fit(train, rows, tags)
+        models.append(learner.model.training_log_.last_iteration["loss"])
+    assert models[0] == models[1]
+
+
+def test_encoded_rows_give_the_same_model_as_feature_dicts() -> None:
+    features = (WordWindow(offsets=(-1, 0, 1)), ShapeWindow(offsets=(0,)))
+    train, test = notes(20, seed=5), notes(4, seed=6)
+    tags = [bio_tags(d) for d in train]
+    by_dicts = CrfLearner(max_iterations=5).fit(train, combine(features, train), tags)
+    encoded = encoded_rows(features, train, "sentence")
+    assert encoded_rows(features, train, "sentence")[0] is encoded[0]  # converted once
+    by_items = CrfLearner(max_iterations=5).fit(train, encoded, tags)
+    assert by_dicts.predict(test, combine(features, test)) == by_items.predict(
+        test, encoded_rows(features, test, "sentence")
+    )
 
 
 def test_crf_is_registered_with_sklearn_like_params() -> None:
