@@ -239,6 +239,11 @@ def load_corpora(
     return corpora, skipped
 
 
+def _first_document(corpus: Corpus) -> Corpus:
+    """A one-document corpus: enough to find out whether the NLP resources are there."""
+    return Corpus(name=corpus.name, documents=corpus.documents[:1], metadata={})
+
+
 def warm_nlp_cache(corpora: Sequence[Corpus], show_progress: bool) -> str | None:
     """POS-tag and lemmatize each corpus once, into the on-disk cache (corpora.nlp).
 
@@ -536,8 +541,6 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                 )
             )
     pending = [t for t in tasks if _uses_nlp(t[0]) and any(not _in_cache(k) for _, k in t[4])]
-    if pending:  # tag only when some trained system still has a cell to compute
-        warm_nlp_cache(list(corpora.values()), config.show_progress)
     workers = schedule.workers_for(config.jobs)
     if config.backend == "dask" or (workers > 1 and len(tasks) < 2 * workers):
         tasks = [(*t[:4], [c], t[5]) for t in tasks for c in t[4]]
@@ -558,6 +561,13 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         jobs = [[remote[j] for j in job] for job in schedule.plan(costs, corpora_of, workers)]
     else:
         jobs = [[i] for i in remote]
+    if pending:  # tag only when some trained system still has a cell to compute
+        if all(len({tasks[i][4][0][0].test_corpus for i in job}) == 1 for job in jobs):
+            # one job per corpus: each worker tags its own corpus, in parallel; here only
+            # check that the tagger is installed, so a missing one is one clear error
+            warm_nlp_cache([_first_document(c) for c in corpora.values()], False)
+        else:
+            warm_nlp_cache(list(corpora.values()), config.show_progress)
     ran = (
         execute(
             run_tasks,
