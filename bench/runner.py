@@ -604,6 +604,8 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         for o in outcomes
         if not o.ok
     ]
+    if workers > 1 and len(splits) > 1 and cache.caching_enabled() and config.backend != "dask":
+        _prefetch_scores(outcomes, corpora, splits, systems, config, worker_env)
     results, learning = score_outcomes(outcomes, corpora, splits, systems, config)
     significance = significance_tests(outcomes, corpora, splits, systems, config)
     return RunResult(
@@ -790,6 +792,54 @@ def score_predictions(
 def _scoring_code() -> str:
     """Hash of the scoring code, part of the score and significance cache keys."""
     return _source_fingerprint("bench.metrics") + _source_fingerprint("bench.significance")
+
+
+def _prefetch_scores(
+    outcomes: Sequence[CellOutcome],
+    corpora: Mapping[str, Corpus],
+    splits: Mapping[str, list[Split]],
+    systems: Mapping[str, type],
+    config: RunConfig,
+    env: Mapping[str, str],
+) -> None:
+    """Score and test each corpus in a worker, in parallel, into the score cache; the
+    scoring that follows in this process then only reads it.  Nothing is returned, so a
+    failure here just leaves the work to that scoring (which reports it)."""
+    tasks = [
+        (
+            [o for o in outcomes if o.corpus == name],
+            {name: corpora[name]},
+            {name: splits[name]},
+            dict(systems),
+            config,
+            dict(env),
+        )
+        for name in splits
+    ]
+    with contextlib.suppress(Exception):
+        execute(_score_corpus, tasks, backend="joblib", jobs=config.jobs, show_progress=False)
+
+
+def _score_corpus(
+    outcomes: Sequence[CellOutcome],
+    corpora: Mapping[str, Corpus],
+    splits: Mapping[str, list[Split]],
+    systems: Mapping[str, type],
+    config: RunConfig,
+    env: Mapping[str, str],
+) -> None:
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with contextlib.suppress(Exception):
+            score_outcomes(outcomes, corpora, splits, systems, config)
+            significance_tests(outcomes, corpora, splits, systems, config)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def score_outcomes(
