@@ -604,8 +604,10 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         for o in outcomes
         if not o.ok
     ]
-    if workers > 1 and len(splits) > 1 and cache.caching_enabled() and config.backend != "dask":
-        _prefetch_scores(outcomes, corpora, splits, systems, config, worker_env)
+    fresh = any(not o.cached for o in outcomes)  # else the scores are cached too, mostly
+    if fresh and workers > 1 and len(splits) > 1 and cache.caching_enabled():
+        if config.backend != "dask":
+            _prefetch_scores(outcomes, corpora, splits, systems, config, worker_env)
     results, learning = score_outcomes(outcomes, corpora, splits, systems, config)
     significance = significance_tests(outcomes, corpora, splits, systems, config)
     return RunResult(
