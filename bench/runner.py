@@ -36,7 +36,7 @@ import stat
 import sys
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -370,10 +370,17 @@ def run_task(
     ``env`` carries the settings a worker must share with this process (cache directory,
     dictionaries, NLTK data): a reused worker process does not see later changes to ours.
     """
+    with _environment(env):
+        return _run_cells(system_cls, params, train_docs, test_docs, cells)
+
+
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    """``env`` set in ``os.environ`` for the block, the previous values restored after."""
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        return _run_cells(system_cls, params, train_docs, test_docs, cells)
+        yield
     finally:
         for k, v in saved.items():
             if v is None:
@@ -830,18 +837,9 @@ def _score_corpus(
     config: RunConfig,
     env: Mapping[str, str],
 ) -> None:
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with contextlib.suppress(Exception):
-            score_outcomes(outcomes, corpora, splits, systems, config)
-            significance_tests(outcomes, corpora, splits, systems, config)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with _environment(env), contextlib.suppress(Exception):
+        score_outcomes(outcomes, corpora, splits, systems, config)
+        significance_tests(outcomes, corpora, splits, systems, config)
 
 
 def score_outcomes(

@@ -194,6 +194,16 @@ class MultiDeidentifier(System):
                 rows.append(row)
         return rows
 
+    def _fit_bases(self, documents: Sequence[Document]) -> list[System]:
+        """Every base system, fitted on ``documents`` where it learns (rules are not)."""
+        bases = []
+        for _, system, params in self.base_systems:
+            base = self._make_base(system, params)
+            if base.requires_training:
+                base.fit(documents)
+            bases.append(base)
+        return bases
+
     def _blend(self, documents: Sequence[Document]) -> tuple[list[Document], list[System]]:
         """Bases fitted on a random half; returns the other half and the fitted bases."""
         if len(documents) < 2:
@@ -202,13 +212,7 @@ class MultiDeidentifier(System):
         half = len(documents) // 2
         base_docs = [documents[i] for i in sorted(order[:half])]
         meta_docs = [documents[i] for i in sorted(order[half:])]
-        bases = []
-        for _, system, params in self.base_systems:
-            base = self._make_base(system, params)
-            if base.requires_training:
-                base.fit(base_docs)
-            bases.append(base)
-        return meta_docs, bases
+        return meta_docs, self._fit_bases(base_docs)
 
     def fit(self, documents: Sequence[Document]) -> MultiDeidentifier:
         if self.strategy in ("crossfit", "blend"):  # crossfit without folds: blend
@@ -217,12 +221,7 @@ class MultiDeidentifier(System):
         elif self.strategy == "jackknife":
             meta_docs = list(documents)
             per_system = self._out_of_fold(meta_docs)
-            self.bases_ = []
-            for _, system, params in self.base_systems:
-                base = self._make_base(system, params)
-                if base.requires_training:
-                    base.fit(documents)
-                self.bases_.append(base)
+            self.bases_ = self._fit_bases(documents)
         else:
             raise ValueError(f"unknown strategy {self.strategy!r}: use one of {STRATEGIES}")
         self._fit_meta(meta_docs, per_system)
@@ -269,13 +268,7 @@ class MultiDeidentifier(System):
         )
         shared = _SHARED_BASES.get(key)
         if shared is None:
-            bases = []
-            for _, system, params in self.base_systems:
-                base = self._make_base(system, params)
-                if base.requires_training:
-                    base.fit(base_docs)
-                bases.append(base)
-            shared = _SHARED_BASES[key] = _SharedBases(bases)
+            shared = _SHARED_BASES[key] = _SharedBases(self._fit_bases(base_docs))
             while len(_SHARED_BASES) > SHARED_BASES_KEPT:
                 _SHARED_BASES.popitem(last=False)
         _SHARED_BASES.move_to_end(key)
