@@ -106,7 +106,7 @@ def _tag_sentence(words: tuple[str, ...]) -> tuple[str, ...]:
     """Tags of one sentence, memoized: the perceptron tags a sentence from its own words
     only, so equal sentences get equal tags, and most sentences recur -- across the four
     variants of a corpus (which change only PHI words) and across notes (headers, stock
-    phrases).  On the default corpora this cuts cold tagging several-fold."""
+    phrases).  Cold tagging of the four default corpora went from 47 s to 34 s."""
     return tuple(tag for _, tag in _tagger().tag(list(words)))
 
 
