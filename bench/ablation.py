@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 
 from bench.metrics import token_counts
-from bench.protocols import document_folds
 from corpora import nlp
+from corpora.folds import document_folds
 from corpora.model import OUTSIDE, Corpus, Document, gold_labels
 from systems.features.statdeid import (
     OPTIONAL_FEATURES,
@@ -81,7 +81,7 @@ def cross_validate(
 ) -> tuple[list[list[str]], list[list[str]], list[np.ndarray] | None]:
     """Gold labels, out-of-fold predictions (and PHI scores) of ``svm`` over ``corpus``.
 
-    Documents come back in corpus order.  Folds are :func:`bench.protocols.document_folds`
+    Documents come back in corpus order.  Folds are :func:`corpora.folds.document_folds`
     with ``seed``, the same folds the runner uses.
     """
     docs = _documents(corpus)

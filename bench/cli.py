@@ -449,7 +449,7 @@ def cmd_analysis(args: argparse.Namespace) -> int:
 def _print_table(table: Any, csv_path: str | None) -> None:
     import pandas as pd
 
-    from bench.cache import atomic_write_text
+    from corpora.cache import atomic_write_text
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
     print(df.to_markdown(index=False, floatfmt=".4f"))

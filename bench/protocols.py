@@ -2,11 +2,12 @@
 
 Folds are drawn by document, never by token (tokens of one note are not independent), and
 from the seed alone, so every system sees exactly the same folds (Sibanda & Uzuner 2006
-use 10-fold cross-validation, §6).
+use 10-fold cross-validation, §6).  Where documents carry a grouping key (the patient of a
+PhysioNet note; ``--group-by``), whole groups go to one fold (:mod:`corpora.folds`).
 
 Four protocols produce :class:`Split` objects; the runner crosses them with systems:
 
-* ``cv`` -- k-fold cross-validation by document (:func:`cross_validation`);
+* ``cv`` -- k-fold cross-validation by document or group (:func:`cross_validation`);
 * ``split`` -- a corpus's own train/test split where it has one, as the i2b2 2006 challenge
   corpus does (669 training / 220 test summaries; Stat De-id report §5.1, Tafvizi 2011 §5.1)
   (:func:`own_split`);
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from corpora.folds import kfold, resolve_group_key
 from corpora.model import Corpus
 
 #: Training-set fractions of the Stat De-id report's learning curve (§5.6): 1/32 ... 1.
@@ -33,21 +35,6 @@ LEARNING_CURVE_FRACTIONS: tuple[float, ...] = (0.03125, 0.0625, 0.125, 0.25, 0.5
 PROTOCOLS = ("cv", "split", "cross", "learning-curve")
 #: Metadata keys a reader may set on a document to declare the corpus's own split.
 SPLIT_KEY = "split"
-
-
-def document_folds(n_documents: int, k: int, seed: int) -> list[tuple[list[int], list[int]]]:
-    """``k`` (train indices, test indices) pairs partitioning ``range(n_documents)``."""
-    if k < 2:
-        raise ValueError("cross-validation needs at least 2 folds")
-    if n_documents < k:
-        raise ValueError(f"cannot make {k} folds from {n_documents} documents")
-    order = np.random.default_rng(seed).permutation(n_documents)
-    chunks = np.array_split(order, k)
-    folds = []
-    for i, test in enumerate(chunks):
-        train = np.concatenate([c for j, c in enumerate(chunks) if j != i])
-        folds.append((sorted(train.tolist()), sorted(test.tolist())))
-    return folds
 
 
 @dataclass(frozen=True)
@@ -80,9 +67,14 @@ class Split:
         return f"{self.protocol} fold {self.fold}"
 
 
-def cross_validation(corpus: Corpus, k: int = 10, seed: int = 0) -> list[Split]:
-    """``k`` document folds of ``corpus``, identical for every system (same seed)."""
-    folds = document_folds(len(corpus), k, seed)
+def cross_validation(
+    corpus: Corpus, k: int = 10, seed: int = 0, group_by: str = "auto"
+) -> list[Split]:
+    """``k`` folds of ``corpus``, identical for every system (same seed), whole groups on
+    one side where ``group_by`` resolves to a key (:func:`corpora.folds.resolve_group_key`)."""
+    key = resolve_group_key(corpus.documents, group_by)
+    groups = None if key is None else [str(d.metadata[key]) for d in corpus.documents]
+    folds = kfold(len(corpus), k, seed, groups)
     fold_of = {doc: i for i, (_, te) in enumerate(folds) for doc in te}
     return [
         Split(
@@ -93,7 +85,7 @@ def cross_validation(corpus: Corpus, k: int = 10, seed: int = 0) -> list[Split]:
             corpus.name,
             tuple(te),
             1.0,
-            f"k={k},seed={seed}",
+            f"k={k},seed={seed}" + (f",group={key}" if key else ""),
             tuple(fold_of[doc] for doc in tr),
         )
         for i, (tr, te) in enumerate(folds)
@@ -154,6 +146,7 @@ def learning_curve(
     fractions: tuple[float, ...] = LEARNING_CURVE_FRACTIONS,
     k: int = 10,
     seed: int = 0,
+    group_by: str = "auto",
 ) -> list[Split]:
     """For each training fold (or the corpus's own split), nested training fractions.
 
@@ -161,7 +154,9 @@ def learning_curve(
     a fixed test set; where a corpus has no split we use each cross-validation fold's training
     part instead, so every point averages over the whole corpus.
     """
-    base = own_split(corpus) if has_own_split(corpus) else cross_validation(corpus, k, seed)
+    base = (
+        own_split(corpus) if has_own_split(corpus) else cross_validation(corpus, k, seed, group_by)
+    )
     splits = []
     for s in base:
         for fraction in fractions:
@@ -188,12 +183,13 @@ def make_splits(
     seed: int = 0,
     train_corpus: Corpus | None = None,
     fractions: tuple[float, ...] = LEARNING_CURVE_FRACTIONS,
+    group_by: str = "auto",
 ) -> list[Split]:
     """Splits of ``corpus`` under ``protocol`` (``auto``: own split if any, else cv)."""
     if protocol == "auto":
         protocol = "split" if has_own_split(corpus) else "cv"
     if protocol == "cv":
-        return cross_validation(corpus, k, seed)
+        return cross_validation(corpus, k, seed, group_by)
     if protocol == "split":
         return own_split(corpus)
     if protocol == "cross":
@@ -201,5 +197,5 @@ def make_splits(
             raise ValueError("the cross protocol needs a training corpus")
         return cross_corpus(train_corpus, corpus)
     if protocol == "learning-curve":
-        return learning_curve(corpus, fractions, k, seed)
+        return learning_curve(corpus, fractions, k, seed, group_by)
     raise ValueError(f"unknown protocol {protocol!r}; known: auto, {', '.join(PROTOCOLS)}")

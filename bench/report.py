@@ -25,8 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench import cache, paper_figures
+from bench import paper_figures
 from bench.paper_figures import DEPARTURES
+from corpora import cache
 from corpora.model import LABELS, OUTSIDE
 
 if TYPE_CHECKING:

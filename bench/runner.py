@@ -16,7 +16,7 @@ How work is laid out (issue 6, items 1, 5, 6, 8):
   split, the package version and a hash of the systems' and corpora's source code; a hit
   skips fitting and predicting, a miss stores the predictions as soon as the cell finishes,
   so a repeated run takes seconds and an interrupted run resumes where it stopped; a corrupt
-  entry fails its checksum and is recomputed (:mod:`bench.cache`);
+  entry fails its checksum and is recomputed (:mod:`corpora.cache`);
 * a system that raises is recorded as failed for that corpus, with its error, and the
   others finish; the run's exit code then says so.
 
@@ -44,9 +44,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import cache, schedule
+from bench import schedule
 from bench.execution import execute, progress
 from bench.protocols import LEARNING_CURVE_FRACTIONS, Split, make_splits
+from corpora import cache
 from corpora.model import OUTSIDE, PHI, Corpus, Document
 from systems.base import OuterFolds
 

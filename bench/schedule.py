@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bench import cache
+from corpora import cache
 
 TIMINGS_FILE = "timings.json"
 #: Seconds per *test* token (training on the other folds included) of ``relative_cost = 1``:

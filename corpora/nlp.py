@@ -175,11 +175,11 @@ def warm_cache(documents: Sequence[Document]) -> int:
 
     Tagging is the slowest step of featurization (~15k tokens/s with NLTK's perceptron), so
     the runner, ablations and benchmarks call this before featurizing.  Entries are stored
-    per document, keyed by its fingerprint (see :mod:`bench.cache`), so any subset of a
+    per document, keyed by its fingerprint (see :mod:`corpora.cache`), so any subset of a
     corpus (a fold's training or test part) hits the cache.  Returns how many documents had
     to be tagged in this process (0 when everything came from memory or disk).
     """
-    from bench.cache import MISSING, load, make_key, store
+    from corpora.cache import MISSING, load, make_key, store
 
     tagged = 0
     for doc in documents:

@@ -239,7 +239,7 @@ def _rng(name: str, seed: int, doc: Document) -> random.Random:
 
 
 def _cached(name: str, corpus: Corpus, seed: int, compute: Callable[[], Corpus]) -> Corpus:
-    from bench.cache import cached, make_key
+    from corpora.cache import cached, make_key
 
     dictionaries = system_dictionaries()
 

@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.svm import LinearSVC
 
-from bench.protocols import document_folds
+from corpora.folds import document_folds
 from corpora.model import OUTSIDE, Document, check_predictions
 from systems.base import OuterFolds, System, get_system, register
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.cache import atomic_write_text
+from corpora.cache import atomic_write_text
 from corpora.load import ReadResult, reader
 from corpora.model import Corpus, CorpusError, Document, Mark, Span
 from corpora.readers._common import Leniency, build_document, check_unique, decode, read_bytes

@@ -8,13 +8,13 @@ from bench.protocols import (
     LEARNING_CURVE_FRACTIONS,
     cross_corpus,
     cross_validation,
-    document_folds,
     has_own_split,
     learning_curve,
     make_splits,
     own_split,
     training_subset,
 )
+from corpora.folds import document_folds
 from tests.bench.toy import make_corpus
 
 

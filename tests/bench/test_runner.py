@@ -10,7 +10,6 @@ import stat
 import pandas as pd
 import pytest
 
-from bench import cache
 from bench.runner import (
     RESULT_COLUMNS,
     SIGNIFICANCE_COLUMNS,
@@ -23,6 +22,7 @@ from bench.runner import (
     write_error_analysis,
     write_outputs,
 )
+from corpora import cache
 from tests.bench.toy import make_corpus
 
 FAST = dict(folds=3, show_progress=False, n_resamples=100, n_shuffles=100)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import os
 import stat
 
-from bench import cache
+import pytest
+
+from corpora import cache
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch) -> None:
+    """Each test its own cache directory (never the user's)."""
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
 
 
 def test_store_and_load_round_trip() -> None:
@@ -71,7 +80,7 @@ def test_atomic_write_uses_normal_permissions_unless_asked(tmp_path) -> None:
     import os
     import stat
 
-    from bench.cache import atomic_write_text
+    from corpora.cache import atomic_write_text
 
     old = os.umask(0o022)
     try:

@@ -1,0 +1,129 @@
+"""Fold splitting: the one place documents are divided into k folds.
+
+Every k-fold split in the harness comes from :func:`kfold` -- the runner's outer
+cross-validation, learning curves, the inner folds of tuned and stacked systems, and the
+ablations -- so they all keep the same promise: folds depend only on the seed (never on
+``PYTHONHASHSEED``, the backend or the job count), and where documents carry a grouping key
+(the patient a note belongs to, the template family a generated note came from), every group
+stays on one side of every split.  Without that, a patient's name learned from one note is
+"found" in the next note of the same patient, and the scores flatter every learned system.
+
+Grouping keys are read from ``Document.metadata``: readers set ``patient`` where the source
+knows it (PhysioNet patient ids, i2b2 2014 file names, a ``group`` field in JSON lines), and
+the embedded corpus's generator sets ``template`` (the pattern family of each note).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from corpora.model import Document
+
+#: ``--group-by`` values: a metadata key, ``document`` (no grouping) or ``auto``.
+GROUP_BY_CHOICES: tuple[str, ...] = ("auto", "patient", "template", "document")
+#: The key ``auto`` prefers, when every document has it.
+DEFAULT_GROUP_KEY = "patient"
+
+Fold = tuple[list[int], list[int]]
+
+
+def document_folds(n_documents: int, k: int, seed: int) -> list[Fold]:
+    """``k`` (train indices, test indices) pairs partitioning ``range(n_documents)``."""
+    return kfold(n_documents, k, seed)
+
+
+def kfold(n_items: int, k: int, seed: int, groups: Sequence[Hashable] | None = None) -> list[Fold]:
+    """``k`` (train, test) index pairs partitioning ``range(n_items)``; with ``groups`` (one
+    key per item) no group is split across a train/test boundary.
+
+    Ungrouped folds are a seeded permutation cut into ``k`` near-equal chunks.  Grouped folds
+    are the same when every group has one member (so grouping a corpus of one note per
+    patient changes nothing); otherwise whole groups are dealt to the lightest fold
+    (:func:`_group_folds`), groups numbered in sorted order of their keys so the folds never
+    depend on set or hash order.
+    """
+    if k < 2:
+        raise ValueError("cross-validation needs at least 2 folds")
+    if n_items < k:
+        raise ValueError(f"cannot make {k} folds from {n_items} documents")
+    if groups is not None:
+        if len(groups) != n_items:
+            raise ValueError(f"{len(groups)} group keys for {n_items} documents")
+        keys = sorted({str(g) for g in groups})
+        if len(keys) < n_items:
+            return _group_folds([str(g) for g in groups], keys, k, seed)
+    order = np.random.default_rng(seed).permutation(n_items)
+    chunks = np.array_split(order, k)
+    return [
+        (
+            sorted(np.concatenate([c for j, c in enumerate(chunks) if j != i]).tolist()),
+            sorted(test.tolist()),
+        )
+        for i, test in enumerate(chunks)
+    ]
+
+
+def _group_folds(groups: list[str], keys: list[str], k: int, seed: int) -> list[Fold]:
+    """Whole groups dealt to the fold with the fewest documents, largest group first, ties
+    in a seeded order: folds as equal in size as the groups allow.  (scikit-learn's
+    ``GroupKFold(shuffle=True)`` deals equal *numbers of groups*, which on PhysioNet, where
+    one patient has dozens of notes and another one, gives folds of very unequal size.)"""
+    if len(keys) < k:
+        raise ValueError(f"cannot make {k} folds from {len(keys)} groups (patients)")
+    number = {key: i for i, key in enumerate(keys)}
+    codes = np.fromiter((number[g] for g in groups), dtype=np.int64, count=len(groups))
+    sizes = np.bincount(codes, minlength=len(keys))
+    tie = np.random.default_rng(seed).permutation(len(keys))
+    fold_of = np.empty(len(keys), dtype=np.int64)
+    load = np.zeros(k, dtype=np.int64)
+    for g in np.lexsort((tie, -sizes)):
+        f = int(np.argmin(load))
+        fold_of[g] = f
+        load[f] += sizes[g]
+    item_fold = fold_of[codes]
+    return [
+        (np.flatnonzero(item_fold != f).tolist(), np.flatnonzero(item_fold == f).tolist())
+        for f in range(k)
+    ]
+
+
+def resolve_group_key(documents: Sequence[Document], group_by: str = "auto") -> str | None:
+    """The metadata key documents are grouped by, or ``None`` for one group per document.
+
+    ``auto`` is ``patient`` when every document has a patient key, else no grouping; a named
+    key must be present on every document (a partly grouped corpus would silently leak).
+    """
+    if group_by not in GROUP_BY_CHOICES:
+        raise ValueError(f"unknown grouping {group_by!r}; use one of {', '.join(GROUP_BY_CHOICES)}")
+    if group_by == "document":
+        return None
+    key = DEFAULT_GROUP_KEY if group_by == "auto" else group_by
+    missing = sum(1 for d in documents if d.metadata.get(key) in (None, ""))
+    if missing:
+        if group_by == "auto":
+            return None
+        raise ValueError(
+            f"--group-by {group_by}: {missing} of {len(documents)} documents have no "
+            f"{key!r} key (this corpus cannot be grouped that way)"
+        )
+    return key
+
+
+def groups_of(documents: Sequence[Document], key: str | None) -> list[str] | None:
+    """Each document's group under ``key`` (``None``: ungrouped)."""
+    if key is None:
+        return None
+    return [str(d.metadata[key]) for d in documents]
+
+
+def document_kfold(
+    documents: Sequence[Document], k: int, seed: int, group_by: str = "auto"
+) -> list[Fold]:
+    """:func:`kfold` over ``documents``, grouped as ``group_by`` says (inner folds of tuned
+    and stacked systems use this on their training documents)."""
+    key = resolve_group_key(documents, group_by)
+    return kfold(len(documents), k, seed, groups_of(documents, key))
