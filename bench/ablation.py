@@ -95,7 +95,7 @@ def cross_validate(
         for i, labels in zip(test, model.predict(test_docs), strict=True):
             pred[i] = labels
         if scores:
-            for i, s in zip(test, model.decision_function(test_docs), strict=True):
+            for i, s in zip(test, model.score_tokens(test_docs), strict=True):
                 score[i] = s
     return gold, pred, (score if scores else None)
 

@@ -24,6 +24,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bench.run_types import (
+    DEFAULT_OBJECTIVE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SHUFFLES,
+    OBJECTIVES,
+    TEST_VARIANTS,
+)
+from corpora.folds import GROUP_BY_CHOICES
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 #: One line per embedded corpus (Sibanda & Uzuner 2006, §3, §6.2, §6.3).
@@ -65,7 +74,7 @@ def _positive_int(text: str) -> int:
 
 
 def _category_weights(args: argparse.Namespace) -> tuple[tuple[str, float], ...]:
-    from bench.runner import UsageError
+    from bench.run_types import UsageError
     from corpora.generator import DEFAULT_CATEGORY_WEIGHTS
 
     out = []
@@ -161,13 +170,45 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument(
-        "--resamples", type=int, default=1000, help="bootstrap resamples for F1 CIs (1000)"
+        "--resamples",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help=f"bootstrap resamples for F1 CIs ({DEFAULT_RESAMPLES})",
     )
     p.add_argument(
         "--shuffles",
         type=int,
-        default=10_000,
-        help="approximate randomization shuffles (10,000, as Yeh 2000 recommends)",
+        default=DEFAULT_SHUFFLES,
+        help=f"approximate randomization shuffles ({DEFAULT_SHUFFLES:,}, as Yeh 2000 "
+        "recommends)",
+    )
+    p.add_argument(
+        "--group-by",
+        choices=GROUP_BY_CHOICES,
+        default="auto",
+        help="keep groups of documents on one side of every split: auto (patients where "
+        "the corpus knows them, else documents), patient, template (the embedded corpus's "
+        "pattern families) or document",
+    )
+    p.add_argument(
+        "--tune",
+        action="store_true",
+        help="choose each learned system's hyperparameters and decision threshold by an "
+        "inner grouped cross-validation on the training folds only",
+    )
+    p.add_argument(
+        "--objective",
+        choices=OBJECTIVES,
+        default=DEFAULT_OBJECTIVE,
+        help="what --tune maximizes (default f2: a missed PHI leaks, a false alarm only "
+        "redacts a word)",
+    )
+    p.add_argument(
+        "--augment",
+        default="",
+        metavar="VARIANT,...",
+        help="add transformed copies of the training documents (surrogate, unseen) to "
+        "training, so learned systems do not memorise the training notes' names",
     )
     p.add_argument(
         "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
@@ -213,6 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("auto", "cv", "split"),
         default="auto",
         help="auto: the corpus's own train/test split where it has one, else cv",
+    )
+    run.add_argument(
+        "--test-variant",
+        choices=TEST_VARIANTS,
+        default=None,
+        help="also test each fold's model on this variant of its test documents "
+        "(trained on the authentic training folds): surrogate, ambiguous or unseen names",
     )
     run.add_argument(
         "--train-corpus",
@@ -324,7 +372,7 @@ def cmd_corpus_stats(args: argparse.Namespace) -> int:
 def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     import ast
 
-    from bench.runner import UsageError
+    from bench.run_types import UsageError
 
     out: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -341,14 +389,9 @@ def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 
 def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
-    from bench.runner import (
-        RunConfig,
-        UsageError,
-        run,
-        summary_table,
-        write_error_analysis,
-        write_outputs,
-    )
+    from bench.outputs import summary_table, write_error_analysis, write_outputs
+    from bench.run_types import RunConfig, UsageError
+    from bench.runner import run
 
     if args.no_cache:
         os.environ["DEID_BENCH_NO_CACHE"] = "1"
@@ -380,6 +423,11 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         n_resamples=args.resamples,
         n_shuffles=args.shuffles,
         system_params=_parse_params(args.param),
+        group_by=args.group_by,
+        test_variant=getattr(args, "test_variant", None),
+        tune=args.tune,
+        objective=args.objective,
+        augment=tuple(a.strip() for a in args.augment.split(",") if a.strip()),
         **({"fractions": fractions} if fractions else {}),
     )
     result = run(config)
@@ -397,12 +445,17 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         _note(args, f"wrote {n} missed/spurious PHI tokens to {args.errors} (contains PHI, 0600)")
     print(summary_table(result))
     print(f"\nreport: {paths['report']}")
-    if result.failures:
-        missing = [f for f in result.failures if f["error"].startswith("MissingResourceError")]
-        if missing and len(missing) == len(result.failures):
+    skipped = sorted({f["system"] for f in result.failures if f.get("skipped")})
+    if skipped:
+        names = ", ".join(skipped)
+        print(f"skipped: {names} (not installed here; see the report)", file=sys.stderr)
+    failures = [f for f in result.failures if not f.get("skipped")]
+    if failures:
+        missing = [f for f in failures if f["error"].startswith("MissingResourceError")]
+        if missing and len(missing) == len(failures):
             print(f"error: {missing[0]['error'].split(' at ')[0]}", file=sys.stderr)
             return EXIT_USAGE
-        systems = sorted({f["system"] for f in result.failures})
+        systems = sorted({f["system"] for f in failures})
         print(f"failed: {', '.join(systems)} (see the report's Failures section)", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
@@ -413,7 +466,7 @@ def cmd_analysis(args: argparse.Namespace) -> int:
     try:
         from bench import ablation
     except ImportError as exc:
-        from bench.runner import UsageError
+        from bench.run_types import UsageError
 
         raise UsageError(f"`{args.command}` needs bench.ablation: {exc}") from None
     from bench import paper_figures
@@ -468,7 +521,7 @@ def _note(args: argparse.Namespace, message: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; returns the exit code (never raises for input)."""
     from bench.execution import BackendError
-    from bench.runner import UsageError
+    from bench.run_types import UsageError
     from corpora.model import CorpusError
     from corpora.nlp import MissingResourceError
 

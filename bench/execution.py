@@ -2,7 +2,7 @@
 
 The runner hands :func:`execute` a picklable function and a list of argument tuples; every
 backend returns the results in the order of the tasks, so the scores, tables and
-significance tests are identical whatever the backend (issue 6, item 6).  A task must not
+significance tests are identical whatever the backend.  A task must not
 raise for a failing system -- the runner's cell function catches the error and returns it --
 so one broken system never stops the others.
 
@@ -21,9 +21,10 @@ Backends:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 R = TypeVar("R")
@@ -45,6 +46,25 @@ def progress(
     return iter(
         tqdm(iterable, total=total, desc=desc, disable=disable, file=sys.stderr, leave=False)
     )
+
+
+@contextlib.contextmanager
+def environment(env: Mapping[str, str]) -> Iterator[None]:
+    """``env`` set in ``os.environ`` for the block, the previous values restored after.
+
+    Tasks carry the settings a worker must share with the main process (cache directory,
+    dictionaries, NLTK data): a reused worker process does not see later changes to ours.
+    """
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def resolve_backend(backend: str | None, jobs: int) -> str:

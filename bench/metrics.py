@@ -655,3 +655,77 @@ def per_document_counts(
         return _entity_triples(documents, predictions, [key], match)[key]
     gold, pred, owners = _flatten(documents, predictions, subset)
     return _triples(gold, pred, owners, label, len(documents))
+
+
+# --------------------------------------------------------------------------------------
+# Operating points: what a given recall costs in precision
+# --------------------------------------------------------------------------------------
+
+#: Recall levels the report gives precision at (a hospital's question: what does 95 %
+#: recall cost?).
+RECALL_LEVELS: tuple[float, ...] = (0.90, 0.95, 0.99)
+
+
+def precision_recall_points(
+    gold_phi: np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(precision, recall, threshold) at every distinct score, thresholds descending.
+
+    A token is PHI when its score is *above* the threshold, as in the systems' own
+    ``threshold`` parameter; each threshold lies halfway between a distinct score and the
+    next lower one, so passing it to the system reproduces the point.
+    """
+    y = np.asarray(gold_phi, dtype=bool)
+    s = np.asarray(scores, dtype=np.float64)
+    if y.shape != s.shape:
+        raise ValueError(f"{y.shape} gold labels for {s.shape} scores")
+    order = np.argsort(-s, kind="stable")
+    s, y = s[order], y[order]
+    last = np.r_[np.flatnonzero(np.diff(s)), len(s) - 1] if len(s) else np.empty(0, int)
+    tp = np.cumsum(y)[last]
+    predicted = last + 1
+    positives = int(y.sum())
+    precision = tp / predicted
+    recall = tp / positives if positives else np.zeros(len(tp))
+    below = np.r_[s[last[1:]], s[last[-1]] - 1.0] if len(last) else np.empty(0)
+    return precision, recall, (s[last] + below) / 2
+
+
+def precision_at_recall(
+    gold_phi: np.ndarray, scores: np.ndarray, levels: Sequence[float] = RECALL_LEVELS
+) -> list[dict[str, float]]:
+    """For each recall level, the best precision of any threshold reaching it, and that
+    threshold (NaN when no threshold reaches the level, e.g. a system that gives some PHI
+    tokens the lowest score of all)."""
+    precision, recall, thresholds = precision_recall_points(gold_phi, scores)
+    rows = []
+    for level in levels:
+        ok = np.flatnonzero(recall >= level - 1e-12)
+        if len(ok):
+            best = ok[np.argmax(precision[ok])]
+            rows.append(
+                {
+                    "recall_level": level,
+                    "precision": float(precision[best]),
+                    "recall": float(recall[best]),
+                    "threshold": float(thresholds[best]),
+                }
+            )
+        else:
+            rows.append(
+                {"recall_level": level, "precision": np.nan, "recall": np.nan, "threshold": np.nan}
+            )
+    return rows
+
+
+def pooled_binary_scores(
+    documents: Sequence[Document], scores: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(gold is PHI, score) of every token of ``documents``, flattened in order."""
+    gold = np.fromiter(
+        (t.label != OUTSIDE for d in documents for t in d.tokens),
+        dtype=bool,
+        count=sum(len(d.tokens) for d in documents),
+    )
+    flat = np.concatenate([np.asarray(s, dtype=np.float64) for s in scores]) if scores else []
+    return gold, np.asarray(flat, dtype=np.float64)

@@ -13,6 +13,10 @@ Four protocols produce :class:`Split` objects; the runner crosses them with syst
   (:func:`own_split`);
 * ``cross`` -- train on every document of one corpus, test on every document of another
   (Tafvizi 2011 §6.1.2, Table A.13) (:func:`cross_corpus`);
+* ``variant`` -- the folds of ``cv``, trained on the authentic training folds and tested on
+  a variant of the test fold (surrogate, ambiguous or unseen names): the paper's §6.3
+  question -- does the system hold on names it never saw? -- asked without the test notes
+  leaking into training (:func:`variant_test`);
 * ``learning-curve`` -- train on nested fractions 3.125 % ... 100 % of each training fold
   (Stat De-id re-implementation report §5.6, Figs 6-7) (:func:`learning_curve`).
 
@@ -32,7 +36,7 @@ from corpora.model import Corpus
 #: Training-set fractions of the Stat De-id report's learning curve (§5.6): 1/32 ... 1.
 LEARNING_CURVE_FRACTIONS: tuple[float, ...] = (0.03125, 0.0625, 0.125, 0.25, 0.5, 1.0)
 #: Protocol names as they appear in results.csv.
-PROTOCOLS = ("cv", "split", "cross", "learning-curve")
+PROTOCOLS = ("cv", "split", "cross", "learning-curve", "variant")
 #: Metadata keys a reader may set on a document to declare the corpus's own split.
 SPLIT_KEY = "split"
 
@@ -53,11 +57,8 @@ class Split:
     test_corpus: str
     test: tuple[int, ...]
     fraction: float = 1.0
-    #: What determines the split, for cache keys (k and seed for cv, "own" for split, ...).
+    #: What determines the split (k, seed and grouping for cv, "own" for split, ...).
     scheme: str = ""
-    #: The outer fold of each training document (cv only, else empty): lets a stacked system
-    #: train its base systems once per half of the folds (:class:`systems.base.OuterFolds`).
-    train_folds: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -75,7 +76,6 @@ def cross_validation(
     key = resolve_group_key(corpus.documents, group_by)
     groups = None if key is None else [str(d.metadata[key]) for d in corpus.documents]
     folds = kfold(len(corpus), k, seed, groups)
-    fold_of = {doc: i for i, (_, te) in enumerate(folds) for doc in te}
     return [
         Split(
             "cv",
@@ -86,9 +86,46 @@ def cross_validation(
             tuple(te),
             1.0,
             f"k={k},seed={seed}" + (f",group={key}" if key else ""),
-            tuple(fold_of[doc] for doc in tr),
         )
         for i, (tr, te) in enumerate(folds)
+    ]
+
+
+def grouping_of(splits: list[Split]) -> str:
+    """How the documents of ``splits`` were grouped: ``patient``, ``template``, ... or
+    ``document`` (read back from the scheme, for run.json and the report)."""
+    for s in splits:
+        for part in s.scheme.split(","):
+            if part.startswith("group="):
+                return part.split("=", 1)[1].split(";")[0]
+    return "document"
+
+
+def variant_test(
+    authentic: Corpus, variant: Corpus, k: int = 10, seed: int = 0, group_by: str = "auto"
+) -> list[Split]:
+    """The ``cv`` folds of ``authentic``, each tested on the same documents of ``variant``.
+
+    A variant keeps the documents one to one and in order (it only rewrites PHI), so test
+    document ``i`` of the variant is the transformed test document ``i`` of the authentic
+    corpus, and the systems train on authentic notes only.
+    """
+    if [d.id for d in authentic.documents] != [d.id for d in variant.documents]:
+        raise ValueError(
+            f"{variant.name} does not pair document for document with {authentic.name}"
+        )
+    return [
+        Split(
+            "variant",
+            s.fold,
+            authentic.name,
+            s.train,
+            variant.name,
+            s.test,
+            1.0,
+            f"{s.scheme};variant",
+        )
+        for s in cross_validation(authentic, k, seed, group_by)
     ]
 
 

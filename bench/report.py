@@ -33,7 +33,7 @@ from corpora.model import LABELS, OUTSIDE
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bench.runner import RunResult
+    from bench.run_types import RunResult
 
 PLO = "people_locations_organizations"
 #: The test whose p-value decides the ``*`` mark.

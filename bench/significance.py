@@ -104,6 +104,17 @@ def _f1(sums: np.ndarray) -> np.ndarray:
         return np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
 
 
+def _recall(sums: np.ndarray) -> np.ndarray:
+    """Recall of each row of (..., 3) summed (tp, fp, fn) counts; 0 where undefined."""
+    tp, fn = sums[..., 0], sums[..., 2]
+    denom = tp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, tp / np.where(denom > 0, denom, 1.0), 0.0)
+
+
+_STATISTICS = {"f1": _f1, "recall": _recall}
+
+
 def _as_counts(counts: np.ndarray, name: str) -> np.ndarray:
     arr = np.asarray(counts, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != 3:
@@ -118,21 +129,25 @@ def approximate_randomization(
     n_shuffles: int = 10_000,
     seed: int = 0,
     chunk: int = 2_000,
+    statistic: str = "f1",
 ) -> tuple[float, float]:
-    """Approximate randomization test of the F1 difference (Yeh 2000; Noreen 1989).
+    """Approximate randomization test of the F1 (or recall) difference (Yeh 2000; Noreen
+    1989).
 
     ``counts_a``/``counts_b`` are per-document (tp, fp, fn) of the two systems on the same
     documents (:func:`bench.metrics.per_document_counts`).  Each shuffle swaps every
     document's counts between the systems with probability 1/2; ``r`` counts shuffles whose
     absolute F1 difference is at least the observed one, and ``p = (r + 1) / (n + 1)``.
-    Returns ``(F1_a - F1_b, p)``.
+    Returns ``(F1_a - F1_b, p)`` (``statistic="recall"``: the recall difference, used to
+    compare a system on paired authentic and variant documents).
     """
+    f = _STATISTICS[statistic]
     a = _as_counts(counts_a, "counts_a")
     b = _as_counts(counts_b, "counts_b")
     if a.shape != b.shape:
         raise ValueError(f"counts differ in shape: {a.shape} vs {b.shape}")
     total_a, total_b = a.sum(axis=0), b.sum(axis=0)
-    observed = float(_f1(total_a) - _f1(total_b))
+    observed = float(f(total_a) - f(total_b))
     delta = b - a  # what moves from A to B's column when a document is swapped
     rng = np.random.default_rng(seed)
     threshold = abs(observed) - 1e-12  # float noise must not turn ties into misses
@@ -142,7 +157,7 @@ def approximate_randomization(
         m = min(chunk, n_shuffles - done)
         swap = rng.random((m, a.shape[0])) < 0.5
         moved = swap.astype(np.float64) @ delta
-        diff = _f1(total_a + moved) - _f1(total_b - moved)
+        diff = f(total_a + moved) - f(total_b - moved)
         hits += int(np.count_nonzero(np.abs(diff) >= threshold))
         done += m
     return observed, (hits + 1) / (n_shuffles + 1)

@@ -126,3 +126,64 @@ def cached(namespace: str, key: str, compute: Callable[[], T]) -> T:
         value = compute()
         store(namespace, key, value)
     return value
+
+
+_LOCAL_PACKAGES = ("systems", "corpora")
+
+
+def _module_file(module: str) -> Path | None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
+
+
+def _local_imports(path: Path) -> set[str]:
+    """Names of ``systems.*`` / ``corpora.*`` modules a source file imports."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        found.update(n for n in names if n.split(".")[0] in _LOCAL_PACKAGES)
+    return found
+
+
+_SOURCE_FINGERPRINTS: dict[str, str] = {}
+
+
+def source_fingerprint(module: str) -> str:
+    """A hash of a module and every ``systems``/``corpora`` module it imports, transitively.
+
+    Part of the cache keys of predictions and scores, so editing a system (or a feature
+    class, the tokenizer, a dictionary loader it uses) invalidates exactly what depends on
+    it.  Computed once per module per process.
+    """
+    hit = _SOURCE_FINGERPRINTS.get(module)
+    if hit is not None:
+        return hit
+    h = hashlib.blake2b(digest_size=12)
+    seen: set[Path] = set()
+    queue = [module]
+    while queue:
+        path = _module_file(queue.pop())
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        queue.extend(_local_imports(path))
+    for path in sorted(seen):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    _SOURCE_FINGERPRINTS[module] = h.hexdigest()
+    return _SOURCE_FINGERPRINTS[module]

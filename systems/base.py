@@ -1,64 +1,80 @@
 """The adapter contract every de-identification system follows, and the registry.
 
-Shaped like a scikit-learn estimator (the constructor only stores parameters;
+Shaped like a scikit-learn estimator: the constructor only stores parameters;
 ``fit(documents)`` returns ``self``; ``predict(documents)`` returns one label per token of
-each document's :attr:`~corpora.model.Document.tokens`), and registered by name the way
-presidio-analyzer's recognizer registry finds recognizers, so that adding a system is:
-write one class in ``systems/``, decorate it with :func:`register`, done.
+each document's :attr:`~corpora.model.Document.tokens`.  What a system can do is *declared*
+by :meth:`System.tags` (like scikit-learn's estimator tags, computed from the instance, so
+``svm`` with ``mode="multiclass"`` says it predicts categories and the binary one does not);
+the runner reads the tags and never probes attributes.
 
-Third-party packages can register systems without touching this repository through the
-``deid_bench.systems`` entry-point group (``name = "package.module:ClassName"``).
+Systems are found by name in :data:`SYSTEMS`, a :class:`corpora.registry.Registry` that
+imports every module of this package (drop ``systems/mine.py`` with a ``@register``-ed class
+and ``--systems mine`` finds it) and the ``deid_bench.systems`` entry-point group (for
+packages outside this repository: ``mine = "mypkg.module:MyDeid"``).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
 
 from corpora.model import Document, check_predictions
+from corpora.registry import Registry
 
 ENTRY_POINT_GROUP = "deid_bench.systems"
 
-#: Modules of the built-in systems, imported lazily so ``list`` stays fast.
-BUILTIN_MODULES = (
-    "systems.heuristic",
-    "systems.mimic",
-    "systems.svm",
-    "systems.crf",
-    "systems.mist",
-    "systems.hmm",
-    "systems.snow",
-    "systems.mega",
-    "systems.multi",
-)
 
+@dataclass(frozen=True)
+class Tags:
+    """What a system declares about itself; the runner plans, scores and reports from these.
 
-class OuterFolds(NamedTuple):
-    """Where a cross-validation cell sits: the outer fold of each training document, and
-    the test fold.
-
-    The runner hands it to systems that set :attr:`System.uses_outer_folds`, so a stacked
-    system can train its base systems once per half of the folds -- on folds that exclude
-    the test fold -- and reuse them for every test fold of the other half, instead of
-    training them anew in every cell.  It is information only: ignoring it is always
-    correct.
+    ``requires_training``: ``False`` for rule systems (applied to each test fold as is).
+    ``uses_nlp``: POS tags and lemmas are needed, so the runner tags corpora (once, cached)
+    before the system runs.  ``predicts_categories``: labels are PHI categories, not just
+    ``PHI``/``O``.  ``evaluated_labels``: the categories the system is scored on when it
+    recognizes only some (SNoW: people, locations and organizations); ``None`` = all.
+    ``scores_tokens``: :meth:`System.score_tokens` gives a PHI score per token, so the report
+    can draw precision-recall curves and operating points, and tuning can pick a threshold.
     """
 
-    train: tuple[int, ...]
-    test: int
+    requires_training: bool = True
+    uses_nlp: bool = True
+    predicts_categories: bool = True
+    evaluated_labels: frozenset[str] | None = None
+    scores_tokens: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requires_training": self.requires_training,
+            "uses_nlp": self.uses_nlp,
+            "predicts_categories": self.predicts_categories,
+            "evaluated_labels": (
+                sorted(self.evaluated_labels) if self.evaluated_labels is not None else None
+            ),
+            "scores_tokens": self.scores_tokens,
+        }
+
+
+class SystemUnavailable(RuntimeError):
+    """The system cannot run on this machine (an optional package or tool is missing).
+
+    The runner reports such a system as *skipped* with this message (which must say how to
+    install what is missing), not as failed.
+    """
 
 
 class System(ABC):
     """A de-identifier: learns from documents with gold spans, labels tokens of new ones.
 
-    Subclasses set :attr:`name` and :attr:`description`, store their parameters in
-    ``__init__`` under the same names (so :meth:`get_params` and caching keys work), and set
-    :attr:`requires_training` to ``False`` when :meth:`fit` learns nothing (rule systems are
-    then applied to each test fold directly).
+    Subclasses set :attr:`name` and :attr:`description` and store their parameters in
+    ``__init__`` under the same names (so :meth:`get_params`, cache keys and :meth:`clone`
+    work).  The class attributes below are the defaults of :meth:`tags`; a system whose
+    capabilities depend on its parameters overrides :meth:`tags`.
     """
 
     #: Registry name, used by ``--systems NAME``.
@@ -67,16 +83,46 @@ class System(ABC):
     description: ClassVar[str] = ""
     #: ``False`` for systems that need no training data.
     requires_training: ClassVar[bool] = True
+    #: ``None``: the same as :attr:`requires_training` (learned systems use POS tags).
+    uses_nlp: ClassVar[bool | None] = None
     #: ``True`` when the system predicts categories, not just PHI vs non-PHI.
     predicts_categories: ClassVar[bool] = True
+    #: The only categories the system is scored on, or ``None`` for all.
+    evaluated_labels: ClassVar[frozenset[str] | None] = None
     #: Rough cost per token relative to ``svm`` (training included), used only to start
     #: the costliest tasks first (:mod:`bench.schedule`); ``None``: guess from
     #: :attr:`requires_training`.  Never affects results.
     relative_cost: ClassVar[float | None] = None
-    #: ``True`` for systems whose :meth:`fit_predict` accepts ``folds=`` (an
-    #: :class:`OuterFolds`) under cross-validation; see :mod:`systems.multi`.
-    uses_outer_folds: ClassVar[bool] = False
 
+    # -- capabilities ----------------------------------------------------------------------
+    def tags(self) -> Tags:
+        """The declared capabilities of this instance (see :class:`Tags`)."""
+        cls = type(self)
+        return Tags(
+            requires_training=cls.requires_training,
+            uses_nlp=cls.requires_training if cls.uses_nlp is None else cls.uses_nlp,
+            predicts_categories=cls.predicts_categories,
+            evaluated_labels=cls.evaluated_labels,
+            scores_tokens=cls.score_tokens is not System.score_tokens,
+        )
+
+    def check_params(self) -> None:  # noqa: B027 - an optional hook, not abstract
+        """Raise ``ValueError`` naming a parameter value this system cannot use.
+
+        The runner calls it while planning, so ``--param svm.mode=ternary`` is one line of
+        error before any work starts instead of a failure in every fold.
+        """
+
+    def search_space(self) -> dict[str, list[Any]]:
+        """Hyperparameter values worth trying for this system (``--tune``), by parameter.
+
+        Selection happens inside the training folds only (:mod:`systems.tuning`).  A
+        system that scores tokens also has its decision threshold chosen there, from the
+        out-of-fold scores, without refitting.  Empty: nothing to tune.
+        """
+        return {}
+
+    # -- parameters ------------------------------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)
@@ -102,6 +148,7 @@ class System(ABC):
         """An unfitted copy with the same parameters (one per fold)."""
         return type(self)(**self.get_params())
 
+    # -- learning and labelling ------------------------------------------------------------
     def fit(self, documents: Sequence[Document]) -> System:
         """Learn from ``documents`` (their gold spans); rule systems keep this no-op."""
         return self
@@ -111,13 +158,37 @@ class System(ABC):
         """One label (a category of :data:`corpora.model.LABELS`, ``PHI`` or ``O``) per
         token of each document."""
 
-    def fit_predict(self, train: Sequence[Document], test: Sequence[Document]) -> list[list[str]]:
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        """Per document, a PHI score per token: higher means more likely PHI, and the
+        system's own ``threshold`` parameter on this score gives its PHI decisions.
+
+        Optional: implementing it makes :attr:`Tags.scores_tokens` true.
+        """
+        raise NotImplementedError(f"{self.name} does not score tokens")
+
+    def predict_scored(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray] | None]:
+        """Labels and, where the system scores tokens, the scores; override when both come
+        from one pass (the default calls :meth:`predict` and :meth:`score_tokens`)."""
+        labels = self.predict(documents)
+        scores = self.score_tokens(documents) if self.tags().scores_tokens else None
+        return labels, scores
+
+    def fit_predict(
+        self, train: Sequence[Document], test: Sequence[Document]
+    ) -> list[list[str]]:
         """Fit (when needed) and predict, checking the output against the token interface."""
-        if self.requires_training:
+        if self.tags().requires_training:
             self.fit(train)
         predictions = self.predict(test)
         check_predictions(test, predictions, self.name)
         return predictions
+
+    def fitted_info(self) -> dict[str, Any]:
+        """What fitting chose that a reader of run.json should see (tuned parameters, a
+        stacked system's inner folds, ...); JSON-serialisable, never document text."""
+        return {}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -126,55 +197,70 @@ class System(ABC):
 
 S = TypeVar("S", bound=type[System])
 
-_REGISTRY: dict[str, type[System]] = {}
-_loaded = False
+#: Every system by name: ``systems/*.py`` modules and the entry-point group.
+SYSTEMS: Registry[type[System]] = Registry(
+    "system",
+    package="systems",
+    entry_point_group=ENTRY_POINT_GROUP,
+    describe=lambda cls: cls.description,
+    name_of=lambda cls: cls.name,
+)
 
 
 def register(cls: S) -> S:
     """Class decorator: make ``cls`` available to ``--systems cls.name``."""
-    if not cls.name:
+    if not getattr(cls, "name", ""):
         raise ValueError(f"{cls.__name__} must set a class attribute 'name'")
-    existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing is not cls:
-        if (existing.__module__, existing.__qualname__) != (cls.__module__, cls.__qualname__):
-            raise ValueError(f"system name {cls.name!r} is already registered by {existing}")
-    _REGISTRY[cls.name] = cls
+    SYSTEMS.add(cls.name, cls, cls.description)
     return cls
 
 
 def unregister(name: str) -> None:
     """Remove a system (tests register throw-away fixtures)."""
-    _REGISTRY.pop(name, None)
-
-
-def _load_builtins() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in BUILTIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:  # a real import error inside the module
-                raise
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        register(ep.load())
+    SYSTEMS.remove(name)
 
 
 def available_systems() -> dict[str, type[System]]:
-    """All registered systems by name, built-ins first, in a stable order."""
-    _load_builtins()
-    return dict(sorted(_REGISTRY.items()))
+    """All registered systems by name, in a stable (sorted) order."""
+    return SYSTEMS.as_dict()
 
 
 def get_system(name: str, **params: Any) -> System:
     """Instantiate the registered system ``name`` with ``params``."""
-    systems = available_systems()
-    if name not in systems:
-        known = ", ".join(systems) or "none"
-        raise KeyError(f"unknown system {name!r}; known systems: {known}")
-    return systems[name](**params)
+    return SYSTEMS.get(name)(**params)
 
 
-SystemFactory = Callable[..., System]
+def check_scores(
+    documents: Sequence[Document], scores: Sequence[np.ndarray], system: str
+) -> None:
+    """Fail loudly when token scores do not line up with the documents' tokens."""
+    if len(scores) != len(documents):
+        raise ValueError(
+            f"system {system!r} returned {len(scores)} score arrays for {len(documents)} "
+            "documents"
+        )
+    for doc, s in zip(documents, scores, strict=True):
+        if np.shape(s) != (len(doc.tokens),):
+            raise ValueError(
+                f"system {system!r} returned {np.shape(s)} scores for document {doc.id!r} "
+                f"which has {len(doc.tokens)} tokens"
+            )
+
+
+def split_by_document(flat: np.ndarray, documents: Sequence[Document]) -> list[np.ndarray]:
+    """A flat per-token array cut back into one array per document."""
+    bounds = np.cumsum([len(d.tokens) for d in documents])[:-1]
+    return list(np.split(np.asarray(flat), bounds)) if len(documents) else []
+
+
+def params_from_mapping(cls: type[System], params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` checked against ``cls``'s constructor: an unknown name is an error that
+    names the valid ones (so ``--param svm.c=1`` is caught before any work starts)."""
+    valid = cls._param_names()
+    unknown = [k for k in params if k not in valid]
+    if unknown:
+        raise ValueError(
+            f"system {cls.name!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters: {', '.join(valid) or 'none'}"
+        )
+    return dict(params)

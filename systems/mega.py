@@ -89,7 +89,6 @@ class MegaSVM(FeatureSVM):
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
     name = "mega"
     description = "Mega SVM: union of Stat De-id, Stanford, MIST, Illinois, MIMIC features"
-    predicts_categories: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -109,7 +108,6 @@ class MegaSVM(FeatureSVM):
         self.dictionaries = dictionaries
         self.seed = seed
         self.kernel = "linear"
-        self.predicts_categories = mode == "multiclass"  # type: ignore[misc]
 
     def feature_classes(self) -> list[FeatureClass]:
         names = tuple(MEGA_SOURCES) if self.sources is None else tuple(self.sources)

@@ -1,38 +1,30 @@
 """``multi`` -- the stacked Multi-deidentifier (Tafvizi 2011, §1.2 Hypothesis 4, Fig. 1-2).
 
 The Multi-deidentifier trains an SVM on the *decisions* of several base de-identifiers
-(Stat De-id, Stanford NER, MIST, the Illinois tagger and the MIMIC rules), so it learns,
-for each PHI class, which base systems to trust.  Tafvizi reports that it beat the Mega
-SVM on the authentic i2b2 corpus (§6.1.4, Table B.8).
+(by default Stat De-id, Stanford NER, MIST, the Illinois tagger and the MIMIC rules), so it
+learns, for each PHI class, which base systems to trust.  Tafvizi reports that it beat the
+Mega SVM on the authentic i2b2 corpus (§6.1.4, Table B.8).
 
 Faithfulness notes:
 
-* The original (by K. Burford) wrapped the real tools; here the base systems are this
-  harness's re-implementations (``svm``, ``crf``, ``mist``, the Illinois tagger, ``mimic``),
-  listed in :data:`DEFAULT_BASES`.  The Illinois base is ``crf`` with the Illinois
-  first-stage features (Tafvizi §2.4), the two-stage prediction context, and the averaged
-  perceptron as learner -- LBJNET's own learner (Ratinov & Roth 2009: a regularized
-  averaged perceptron); Tafvizi's summary calls it a CRF, but the perceptron is both the
-  original and, here, three times cheaper with no loss of F.
-* The meta-classifier must be trained on decisions that look like test-time decisions, so
-  training documents are never labelled by a model that saw them, and nothing is ever
-  trained on the test fold.  Strategies:
-
-  - ``"crossfit"`` (default): under the runner's cross-validation the folds are split into
-    two halves by fold number; for a test fold in one half the base systems are trained on
-    the *other* half (which holds no test document), the meta-classifier learns from their
-    decisions on the remaining folds of the test fold's half, and the same bases label the
-    test fold.  Bases of a half are memoized in the process (:data:`_SHARED_BASES`, keyed
-    by their training documents), so ten folds train each base twice instead of ten times;
-    with no fold information (a plain ``fit``, the ``split``/``cross`` protocols) it falls
-    back to ``"blend"``.
-  - ``"blend"`` (holdout stacking) trains each base once on a random half of the training
-    documents, learns the meta-classifier from its decisions on the other half, and uses
-    those same half-trained bases at test time.
-  - ``"jackknife"`` labels every training document out-of-fold (``inner_folds``) and then
-    retrains the bases on all training documents -- ``inner_folds + 1`` times dearer.
-
-  Rule systems need no training in any of them.
+* The original (by K. Burford) wrapped the real tools; here the base systems are any
+  registered systems -- by default this harness's re-implementations (:data:`DEFAULT_BASES`),
+  and external tools are legitimate bases too (``bases="mimic,deidpl,philter,svm"``).  The
+  Illinois base is ``crf`` with the Illinois first-stage features (Tafvizi §2.4), the
+  two-stage prediction context and the averaged perceptron, LBJNET's own learner (Ratinov &
+  Roth 2009); Tafvizi's summary calls it a CRF.
+* **Stacking by inner cross-fitting.**  The meta-classifier must learn from decisions that
+  look like test-time decisions, so every training document is labelled by a base model
+  that did not see it: the training documents are split into ``inner_folds`` folds (whole
+  patients on one side where documents carry a patient key, :mod:`corpora.folds`), each
+  fold is labelled by bases trained on the others, and the bases that label the test
+  documents are trained on *all* the training documents -- exactly what every other system
+  in the comparison trains on, so Mega vs Multi (Tafvizi Hypothesis 4) is a fair contest.
+  With two inner folds a learned base costs two half-size fits plus one full fit, about
+  twice its own cost.  Rule systems need no training and are simply applied.
+* Base decisions go through :mod:`systems.prediction_cache`: a base trained on the whole
+  training fold is the same computation as that system's own cell in the run (``crf`` and
+  ``mist`` with their default parameters), so the two share one fit.
 * The meta features per token are one-hot base decisions (``crf=DOCTOR``), the number of
   base systems voting PHI, and the same decisions for the neighbouring tokens -- so a
   class-specific weight says how far each system is trusted for that class.
@@ -40,27 +32,29 @@ Faithfulness notes:
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.svm import LinearSVC
 
-from corpora.folds import document_folds
-from corpora.model import OUTSIDE, Document, check_predictions
-from systems.base import OuterFolds, System, get_system, register
+from corpora.folds import document_kfold
+from corpora.model import OUTSIDE, Document
+from systems import prediction_cache
+from systems.base import SYSTEMS, System, register, split_by_document
+from systems.svm import ovr_phi_scores
 
 #: Averaged-perceptron epochs of the Illinois base (fold-0 check on the default corpus,
 #: half the training fold: F 0.983 at 5 and 10 epochs, 0.986 at 20, against 0.977 for the
 #: L-BFGS CRF at three times the cost).
 ILLINOIS_EPOCHS = 10
 
+BaseSpec = tuple[str, str, tuple[tuple[str, Any], ...]]
+
 #: (name in the meta features, registered system, its parameters)
-DEFAULT_BASES: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = (
+DEFAULT_BASES: tuple[BaseSpec, ...] = (
     ("statdeid", "svm", (("mode", "multiclass"),)),
     ("stanford", "crf", ()),
     ("mist", "mist", ()),
@@ -78,6 +72,22 @@ DEFAULT_BASES: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = (
 )
 
 
+def parse_bases(bases: str | Sequence[Any]) -> tuple[BaseSpec, ...]:
+    """Base systems from ``"mimic,deidpl,svm"`` (registered names with their defaults) or
+    from (alias, system, params) triples; a bare name inside a sequence is its own alias."""
+    items: Sequence[Any] = bases.split(",") if isinstance(bases, str) else bases
+    out: list[BaseSpec] = []
+    for item in items:
+        if isinstance(item, str):
+            name = item.strip()
+            if name:
+                out.append((name, name, ()))
+        else:
+            alias, system, params = item
+            out.append((str(alias), str(system), tuple(tuple(p) for p in params)))
+    return tuple(out)
+
+
 def _int32(X: sp.csr_matrix) -> sp.csr_matrix:
     """liblinear accepts only 32-bit sparse indices (scipy may hand out 64-bit ones)."""
     X = sp.csr_matrix(X)
@@ -86,99 +96,159 @@ def _int32(X: sp.csr_matrix) -> sp.csr_matrix:
     return X
 
 
-STRATEGIES = ("crossfit", "blend", "jackknife")
-#: Sets of fitted base systems kept per process: the two halves of one corpus's folds.
-SHARED_BASES_KEPT = 2
-
-
-@dataclass
-class _SharedBases:
-    """Base systems fitted on one half of the folds, and their decisions per document
-    (a document's decisions do not depend on which cell asks, so each is computed once)."""
-
-    bases: list[System]
-    memo: dict[str, list[list[str]]] = field(default_factory=dict)
-
-    def decisions(self, documents: Sequence[Document]) -> list[list[list[str]]]:
-        """Per base system, the labels of each of ``documents``."""
-        todo = list(
-            {d.fingerprint: d for d in documents if d.fingerprint not in self.memo}.values()
-        )
-        if todo:
-            labels = [base.predict(todo) for base in self.bases]
-            for j, doc in enumerate(todo):
-                self.memo[doc.fingerprint] = [per_base[j] for per_base in labels]
-        return [[self.memo[d.fingerprint][s] for d in documents] for s in range(len(self.bases))]
-
-
-#: Process-wide memo of :class:`_SharedBases` by (configuration, training documents).
-_SHARED_BASES: OrderedDict[tuple[Any, ...], _SharedBases] = OrderedDict()
-
-
 @register
 class MultiDeidentifier(System):
-    """Stacked SVM over base de-identifiers' decisions (Tafvizi 2011, Fig. 1-2)."""
+    """Stacked SVM over base de-identifiers' decisions (Tafvizi 2011, Fig. 1-2).
 
-    relative_cost = 6.0  # measured, for scheduling only
-    uses_outer_folds: ClassVar[bool] = True
+    Parameters
+    ----------
+    bases:
+        The base systems: a comma-separated string of registered names, or (alias, system,
+        params) triples (default :data:`DEFAULT_BASES`).
+    inner_folds:
+        Folds of the inner cross-fitting that produces the meta-classifier's training
+        decisions.
+    C:
+        Cost of the meta SVM (liblinear, one-vs-rest, balanced class weights).
+    threshold:
+        PHI score (best PHI class minus ``O``) above which a token is PHI; 0 = the SVM's
+        own decision.
+    group_by:
+        How inner folds group documents (``auto``: by patient where known); the runner
+        passes the run's ``--group-by``.
+    dictionaries, seed:
+        Passed to the bases that take them; seed of the inner folds and the meta SVM.
+    """
+
+    relative_cost = 12.0  # measured, for scheduling only
     name = "multi"
     description = (
-        "Multi-deidentifier: an SVM over the decisions of svm, crf, mist, Illinois two-stage "
-        "crf and mimic, learning whom to trust per PHI class (Tafvizi 2011)"
+        "Multi-deidentifier: an SVM over the decisions of base systems (default svm, crf, "
+        "mist, Illinois two-stage tagger, mimic), learning whom to trust per PHI class "
+        "(Tafvizi 2011)"
     )
 
     def __init__(
         self,
-        base_systems: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = DEFAULT_BASES,
-        strategy: str = "crossfit",
+        bases: str | tuple[Any, ...] = DEFAULT_BASES,
         inner_folds: int = 2,
         C: float = 0.5,
+        threshold: float = 0.0,
+        group_by: str = "auto",
         dictionaries: str | None = None,
         seed: int = 0,
     ) -> None:
-        self.base_systems = base_systems
-        self.strategy = strategy
+        self.bases = bases
         self.inner_folds = inner_folds
         self.C = C
+        self.threshold = threshold
+        self.group_by = group_by
         self.dictionaries = dictionaries
         self.seed = seed
 
+    # -- configuration -------------------------------------------------------------------
+    def check_params(self) -> None:
+        specs = parse_bases(self.bases)
+        if not specs:
+            raise ValueError("multi needs at least one base system")
+        if self.inner_folds < 2:
+            raise ValueError("multi needs inner_folds >= 2")
+        for _, system, params in specs:
+            if system == self.name:
+                raise ValueError("multi cannot stack itself")
+            self._make_base(system, params).check_params()
+        aliases = [a for a, _, _ in specs]
+        if len(set(aliases)) != len(aliases):
+            raise ValueError(f"base names must differ: {', '.join(aliases)}")
+
+    def base_modules(self) -> set[str]:
+        """The bases' modules: their code is part of this system's cache key."""
+        return {type(self._make_base(s, p)).__module__ for _, s, p in parse_bases(self.bases)}
+
     def _make_base(self, system: str, params: tuple[tuple[str, Any], ...]) -> System:
-        base = get_system(system, **dict(params))
-        if "dictionaries" in base.get_params():
+        entry = SYSTEMS.get(system)
+        cls = getattr(entry, "cls", entry)
+        preset = dict(getattr(entry, "params", {}) or {})
+        base = cls(**{**preset, **dict(params)})
+        if "dictionaries" in base.get_params() and self.dictionaries is not None:
             base.set_params(dictionaries=self.dictionaries)
         return base
 
-    def _out_of_fold(self, documents: Sequence[Document]) -> list[list[list[str]]]:
-        """Per base system, labels of every training document from a model that never
-        saw it (rule systems are simply applied)."""
-        per_system: list[list[list[str]]] = []
-        k = min(self.inner_folds, len(documents))
-        for _, system, params in self.base_systems:
-            probe = self._make_base(system, params)
-            if not probe.requires_training:
-                per_system.append(probe.predict(documents))
-                continue
-            labels: list[list[str] | None] = [None] * len(documents)
-            if k < 2:
-                raise ValueError("the Multi-deidentifier needs at least 2 training documents")
-            for train_idx, test_idx in document_folds(len(documents), k, self.seed):
-                model = self._make_base(system, params)
-                model.fit([documents[i] for i in train_idx])
-                preds = model.predict([documents[i] for i in test_idx])
-                for i, p in zip(test_idx, preds, strict=True):
-                    labels[i] = p
-            per_system.append([p for p in labels if p is not None])
-        return per_system
+    # -- training ------------------------------------------------------------------------
+    def fit(self, documents: Sequence[Document]) -> MultiDeidentifier:
+        documents = list(documents)
+        if len(documents) < self.inner_folds:
+            raise ValueError(
+                f"the Multi-deidentifier needs at least {self.inner_folds} training documents"
+            )
+        self.base_specs_ = parse_bases(self.bases)
+        self.train_ = documents
+        self.models_: dict[int, System] = {}
+        folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
+        self.inner_groups_ = len(folds)
+        per_base = [self._out_of_fold(i, documents, folds) for i in range(len(self.base_specs_))]
+        X_rows = self._meta_features(documents, per_base)
+        y = [t.label for doc in documents for t in doc.tokens]
+        self.vectorizer_ = DictVectorizer()
+        X = _int32(self.vectorizer_.fit_transform(X_rows))
+        self.classifier_ = LinearSVC(C=self.C, class_weight="balanced", random_state=self.seed)
+        self.classifier_.fit(X, y)
+        return self
+
+    def _out_of_fold(
+        self, i: int, documents: list[Document], folds: list[tuple[list[int], list[int]]]
+    ) -> list[list[str]]:
+        """Base ``i``'s labels of every training document, from a model that never saw it
+        (rule systems are simply applied)."""
+        _, system, params = self.base_specs_[i]
+        base = self._make_base(system, params)
+        if not base.tags().requires_training:
+            return prediction_cache.fit_predict(base, [], documents).labels
+        labels: list[list[str]] = [[] for _ in documents]
+        for train_idx, test_idx in folds:
+            got = prediction_cache.fit_predict(
+                self._make_base(system, params),
+                [documents[j] for j in train_idx],
+                [documents[j] for j in test_idx],
+            )
+            for j, p in zip(test_idx, got.labels, strict=True):
+                labels[j] = p
+        return labels
+
+    def _base_labels(self, i: int, documents: Sequence[Document]) -> list[list[str]]:
+        """Base ``i`` trained on all training documents, labelling ``documents``: from the
+        prediction cache when that fit was done before (by this system or by the base's own
+        cell), else fitted once and kept for further calls."""
+        _, system, params = self.base_specs_[i]
+        proto = self._make_base(system, params)
+        key = prediction_cache.prediction_key(proto, self.train_, documents)
+        hit = prediction_cache.load(key, documents)
+        if hit is not None:
+            return hit.labels
+        model = self.models_.get(i)
+        if model is None:
+            model = proto
+            if model.tags().requires_training:
+                model.fit(self.train_)
+            self.models_[i] = model
+        labels, scores = model.predict_scored(documents)
+        labels = [list(map(str, p)) for p in labels]
+        prediction_cache.store(
+            key,
+            prediction_cache.Prediction(
+                labels, None if scores is None else [np.asarray(s, np.float32) for s in scores]
+            ),
+        )
+        return labels
 
     def _meta_features(
-        self, documents: Sequence[Document], per_system: list[list[list[str]]]
+        self, documents: Sequence[Document], per_base: list[list[list[str]]]
     ) -> list[dict[str, float]]:
-        names = [n for n, _, _ in self.base_systems]
+        names = [n for n, _, _ in self.base_specs_]
         rows: list[dict[str, float]] = []
         for d, doc in enumerate(documents):
             n = len(doc.tokens)
-            decisions = [per_system[s][d] for s in range(len(names))]
+            decisions = [per_base[s][d] for s in range(len(names))]
             for i in range(n):
                 row: dict[str, float] = {}
                 votes = 0
@@ -194,119 +264,29 @@ class MultiDeidentifier(System):
                 rows.append(row)
         return rows
 
-    def _fit_bases(self, documents: Sequence[Document]) -> list[System]:
-        """Every base system, fitted on ``documents`` where it learns (rules are not)."""
-        bases = []
-        for _, system, params in self.base_systems:
-            base = self._make_base(system, params)
-            if base.requires_training:
-                base.fit(documents)
-            bases.append(base)
-        return bases
+    # -- labelling -----------------------------------------------------------------------
+    def _phi_scores(self, documents: Sequence[Document]) -> tuple[np.ndarray, np.ndarray]:
+        per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
+        X = _int32(self.vectorizer_.transform(self._meta_features(documents, per_base)))
+        if X.shape[0] == 0:
+            return np.empty(0), np.empty(0, dtype=object)
+        classes = self.classifier_.classes_
+        return ovr_phi_scores(self.classifier_.decision_function(X), classes)
 
-    def _blend(self, documents: Sequence[Document]) -> tuple[list[Document], list[System]]:
-        """Bases fitted on a random half; returns the other half and the fitted bases."""
-        if len(documents) < 2:
-            raise ValueError("the Multi-deidentifier needs at least 2 training documents")
-        order = np.random.default_rng(self.seed).permutation(len(documents))
-        half = len(documents) // 2
-        base_docs = [documents[i] for i in sorted(order[:half])]
-        meta_docs = [documents[i] for i in sorted(order[half:])]
-        return meta_docs, self._fit_bases(base_docs)
-
-    def fit(self, documents: Sequence[Document]) -> MultiDeidentifier:
-        if self.strategy in ("crossfit", "blend"):  # crossfit without folds: blend
-            meta_docs, self.bases_ = self._blend(documents)
-            per_system = [base.predict(meta_docs) for base in self.bases_]
-        elif self.strategy == "jackknife":
-            meta_docs = list(documents)
-            per_system = self._out_of_fold(meta_docs)
-            self.bases_ = self._fit_bases(documents)
-        else:
-            raise ValueError(f"unknown strategy {self.strategy!r}: use one of {STRATEGIES}")
-        self._fit_meta(meta_docs, per_system)
-        return self
-
-    def _fit_meta(self, meta_docs: Sequence[Document], per_system: list[list[list[str]]]) -> None:
-        X_rows = self._meta_features(meta_docs, per_system)
-        y = [t.label for doc in meta_docs for t in doc.tokens]
-        self.vectorizer_ = DictVectorizer()
-        X = _int32(self.vectorizer_.fit_transform(X_rows))
-        self.classifier_ = LinearSVC(C=self.C, class_weight="balanced", random_state=self.seed)
-        self.classifier_.fit(X, y)
-
-    # -- cross-fitting over the outer folds ----------------------------------------------
-    def crossfit_halves(
-        self, documents: Sequence[Document], folds: OuterFolds
-    ) -> tuple[list[Document], list[Document]] | None:
-        """(base documents, meta documents) for one cell, or None when a half is empty.
-
-        The fold numbers are split in two halves by order; the bases train on the half
-        without the test fold, the meta-classifier on the other training folds.
-        """
-        if len(folds.train) != len(documents):
-            raise ValueError("OuterFolds.train must give one fold per training document")
-        ids = sorted({*folds.train, folds.test})
-        first = set(ids[: len(ids) // 2])
-        test_first = folds.test in first
-        base_docs = [
-            d for d, f in zip(documents, folds.train, strict=True) if (f in first) != test_first
-        ]
-        meta_docs = [
-            d for d, f in zip(documents, folds.train, strict=True) if (f in first) == test_first
-        ]
-        if not base_docs or not meta_docs:
-            return None
-        return base_docs, meta_docs
-
-    def _shared_bases(self, base_docs: Sequence[Document]) -> _SharedBases:
-        key = (
-            type(self).__name__,
-            repr(self.base_systems),
-            self.dictionaries,
-            tuple(d.fingerprint for d in base_docs),
-        )
-        shared = _SHARED_BASES.get(key)
-        if shared is None:
-            shared = _SHARED_BASES[key] = _SharedBases(self._fit_bases(base_docs))
-            while len(_SHARED_BASES) > SHARED_BASES_KEPT:
-                _SHARED_BASES.popitem(last=False)
-        _SHARED_BASES.move_to_end(key)
-        return shared
-
-    def fit_predict(
-        self,
-        train: Sequence[Document],
-        test: Sequence[Document],
-        folds: OuterFolds | None = None,
-    ) -> list[list[str]]:
-        """Cross-fitted stacking when the runner gives the outer folds (see the module
-        docstring); otherwise :meth:`fit` then :meth:`predict`."""
-        halves = None
-        if folds is not None and self.strategy == "crossfit":
-            halves = self.crossfit_halves(train, folds)
-        if halves is None:
-            return super().fit_predict(train, test)
-        base_docs, meta_docs = halves
-        shared = self._shared_bases(base_docs)
-        self.bases_ = shared.bases
-        self._fit_meta(meta_docs, shared.decisions(meta_docs))
-        predictions = self._predict_meta(test, shared.decisions(test))
-        check_predictions(test, predictions, self.name)
-        return predictions
+    def predict_scored(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray]]:
+        score, cats = self._phi_scores(documents)
+        flat = np.where(score > self.threshold, cats, OUTSIDE)
+        labels = [list(map(str, part)) for part in split_by_document(flat, documents)]
+        return labels, split_by_document(score, documents)
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
-        return self._predict_meta(documents, [base.predict(documents) for base in self.bases_])
+        return self.predict_scored(documents)[0]
 
-    def _predict_meta(
-        self, documents: Sequence[Document], per_system: list[list[list[str]]]
-    ) -> list[list[str]]:
-        X = _int32(self.vectorizer_.transform(self._meta_features(documents, per_system)))
-        flat = self.classifier_.predict(X) if X.shape[0] else np.array([], dtype=object)
-        out: list[list[str]] = []
-        pos = 0
-        for doc in documents:
-            n = len(doc.tokens)
-            out.append([str(x) for x in flat[pos : pos + n]])
-            pos += n
-        return out
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        """The meta SVM's PHI score: best PHI class minus ``O``."""
+        return self.predict_scored(documents)[1]
+
+    def fitted_info(self) -> dict[str, Any]:
+        return {"bases": [a for a, _, _ in self.base_specs_], "inner_folds": self.inner_groups_}

@@ -17,7 +17,7 @@ re-implementation report (§5.5, Table 3), which trains on a 50-document subset.
 Operating point.  In de-identification a missed PHI token leaks data while a false alarm
 only redacts a word, so recall matters more than precision.  Two knobs move the operating
 point: ``class_weight`` (default: PHI errors cost ``2x`` -- liblinear's per-class ``C``)
-and ``threshold`` on the PHI score of :meth:`FeatureSVM.decision_function` (default 0, the
+and ``threshold`` on the PHI score of :meth:`FeatureSVM.score_tokens` (default 0, the
 SVM's own boundary).  :func:`bench.ablation.precision_recall_curve` sweeps the threshold.
 
 Featurization.  Every feature class's output for a document is encoded once per process
@@ -28,6 +28,7 @@ the slow part, can come from disk via :func:`corpora.nlp.warm_cache`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -37,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpora.model import OUTSIDE, PHI, Document
-from systems.base import System, register
+from systems.base import System, Tags, register, split_by_document
 from systems.features import base as feature_base
 from systems.features.base import FeatureClass
 from systems.features.statdeid import (
@@ -195,6 +196,22 @@ def project(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
     )
 
 
+def ovr_phi_scores(raw: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(PHI score, best PHI category) per row of one-vs-rest decision values: the best PHI
+    category's score minus the ``O`` score, so a score above 0 is exactly "some PHI class
+    wins" and a threshold trades recall for precision."""
+    n = raw.shape[0]
+    if raw.ndim == 1:  # two classes: sklearn returns the score of classes_[1]
+        raw = np.column_stack([-raw, raw])
+    o = np.flatnonzero(classes == OUTSIDE)
+    phi_cols = np.flatnonzero(classes != OUTSIDE)
+    if not len(phi_cols):
+        return np.full(n, -1.0), np.full(n, OUTSIDE, dtype=object)
+    best = phi_cols[np.argmax(raw[:, phi_cols], axis=1)]
+    other = raw[:, o[0]] if len(o) else np.zeros(n)
+    return raw[np.arange(n), best] - other, classes[best]
+
+
 class FeatureSVM(System):
     """Shared machinery of the feature-class SVMs (``svm`` and ``mega``).
 
@@ -202,8 +219,6 @@ class FeatureSVM(System):
     :data:`FEATURE_SPACE`, trains liblinear (or libsvm for non-linear kernels), and turns
     decision values into labels with the recall-oriented threshold.
     """
-
-    predicts_categories: ClassVar[bool] = True
 
     mode: str
     kernel: str
@@ -215,7 +230,7 @@ class FeatureSVM(System):
     def feature_classes(self) -> list[FeatureClass]:
         raise NotImplementedError
 
-    def _check(self) -> None:
+    def check_params(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
         if self.kernel not in KERNELS:
@@ -286,8 +301,7 @@ class FeatureSVM(System):
         return SVC(random_state=self.seed, decision_function_shape="ovr", **params)
 
     def fit(self, documents: Sequence[Document]) -> FeatureSVM:
-        self._check()
-        self.predicts_categories = self.mode == "multiclass"  # type: ignore[misc]
+        self.check_params()
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
         y = self._targets(documents)
         # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
@@ -315,18 +329,15 @@ class FeatureSVM(System):
             cats = None if self.mode == "binary" else np.full(n, self.constant_, dtype=object)
             return score, cats
         raw = self.model_.decision_function(x)
-        classes = self.model_.classes_
         if self.mode == "binary":
             return np.asarray(raw, dtype=float), None
-        if raw.ndim == 1:  # two classes: sklearn returns the score of classes_[1]
-            raw = np.column_stack([-raw, raw])
-        o = np.flatnonzero(classes == OUTSIDE)
-        phi_cols = np.flatnonzero(classes != OUTSIDE)
-        best = phi_cols[np.argmax(raw[:, phi_cols], axis=1)]
-        other = raw[:, o[0]] if len(o) else np.zeros(n)
-        return raw[np.arange(n), best] - other, classes[best]
+        return ovr_phi_scores(raw, self.model_.classes_)
 
-    def decision_function(self, documents: Sequence[Document]) -> list[np.ndarray]:
+    def tags(self) -> Tags:
+        """Binary models predict only ``PHI``/``O``; one-vs-rest models predict categories."""
+        return dataclasses.replace(super().tags(), predicts_categories=self.mode == "multiclass")
+
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
         """Per document, each token's PHI score: above :attr:`threshold` means PHI.
 
         Binary mode: the SVM's signed distance to the PHI/non-PHI boundary.  Multiclass: the
@@ -334,18 +345,22 @@ class FeatureSVM(System):
         precision-recall curve sweeps.
         """
         score, _ = self._scores(self.transform(documents))
-        return _split(score, documents)
+        return split_by_document(score, documents)
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
         score, cats = self._scores(self.transform(documents))
         is_phi = score > self.threshold
         flat = np.where(is_phi, PHI if cats is None else cats, OUTSIDE)
-        return [list(map(str, part)) for part in _split(flat, documents)]
+        return [list(map(str, part)) for part in split_by_document(flat, documents)]
 
-
-def _split(flat: np.ndarray, documents: Sequence[Document]) -> list[np.ndarray]:
-    bounds = np.cumsum([len(d.tokens) for d in documents])[:-1]
-    return list(np.split(flat, bounds)) if len(documents) else []
+    def predict_scored(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray]]:
+        """Labels and scores from one transform and one decision pass."""
+        score, cats = self._scores(self.transform(documents))
+        flat = np.where(score > self.threshold, PHI if cats is None else cats, OUTSIDE)
+        labels = [list(map(str, part)) for part in split_by_document(flat, documents)]
+        return labels, split_by_document(score, documents)
 
 
 @register
@@ -379,7 +394,6 @@ class LocalContextSVM(FeatureSVM):
 
     relative_cost: ClassVar[float | None] = 1.0  # measured, for scheduling only
     name = "svm"
-    predicts_categories: ClassVar[bool] = False
     description = "Stat De-id: SVM on local context (Sibanda & Uzuner 2006, §5)"
 
     def __init__(
@@ -401,8 +415,6 @@ class LocalContextSVM(FeatureSVM):
         self.threshold = threshold
         self.dictionaries = dictionaries
         self.seed = seed
-        # a binary model predicts only PHI/O; the class default says so for listings
-        self.predicts_categories = mode == "multiclass"  # type: ignore[misc]
 
     def feature_classes(self) -> list[FeatureClass]:
         names = list(STATDEID_FEATURES) if self.features is None else list(self.features)

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from bench import paper_figures, report
-from bench.runner import RunConfig, run, run_info
+from bench.outputs import run_info
+from bench.runner import RunConfig, run
 from tests.bench.toy import make_corpus
 
 

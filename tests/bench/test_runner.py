@@ -10,6 +10,7 @@ import stat
 import pandas as pd
 import pytest
 
+from bench.outputs import summary_table, write_error_analysis, write_outputs
 from bench.runner import (
     RESULT_COLUMNS,
     SIGNIFICANCE_COLUMNS,
@@ -18,9 +19,6 @@ from bench.runner import (
     resolve_corpora,
     resolve_systems,
     run,
-    summary_table,
-    write_error_analysis,
-    write_outputs,
 )
 from corpora import cache
 from tests.bench.toy import make_corpus
@@ -213,7 +211,7 @@ def test_runner_throughput_on_cached_cells(toy_systems, benchmark) -> None:
 
 def test_one_pass_bootstrap_counts_match_the_exact_per_row_counts() -> None:
     from bench import metrics, significance
-    from bench.runner import score_predictions
+    from bench.scoring import score_predictions
     from tests.bench.toy import MemorySystem
 
     corpus = make_corpus(8)

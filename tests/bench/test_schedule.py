@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bench import runner, schedule
+from bench import cells, schedule
 from bench.runner import RunConfig, run
 from tests.bench.toy import CapitalizedSystem, MemorySystem, make_corpus
 
@@ -61,13 +61,13 @@ def test_run_hands_out_costliest_tasks_first_and_keeps_results(toy_systems, monk
     listing order, and the run remembers what each computed cell cost."""
     corpus = make_corpus(9)
     seen: list[str] = []
-    real_execute = runner.execute
+    real_execute = cells.execute
 
     def spy(func, tasks, **kw):
-        seen.extend(task[0].name for (job,) in tasks for task in job)
+        seen.extend(task.spec.name for (job,) in tasks for task in job)
         return real_execute(func, tasks, **{**kw, "backend": "sequential", "jobs": 1})
 
-    monkeypatch.setattr(runner, "execute", spy)
+    monkeypatch.setattr(cells, "execute", spy)
     monkeypatch.setattr(MemorySystem, "relative_cost", 50.0, raising=False)
     config = RunConfig(systems=["toy-capitals,toy-memory"], corpora=["toy"], jobs=2, **FAST)
     result = run(config, {"toy": corpus})
@@ -76,7 +76,7 @@ def test_run_hands_out_costliest_tasks_first_and_keeps_results(toy_systems, monk
     assert [o.system for o in result.outcomes] == ["toy-capitals"] * 3 + ["toy-memory"] * 3
     assert schedule.timing_key("toy-memory", {"min_count": 1}) in schedule.load_timings()
 
-    monkeypatch.setattr(runner, "execute", real_execute)
+    monkeypatch.setattr(cells, "execute", real_execute)
     sequential = run(
         RunConfig(systems=["toy-capitals,toy-memory"], corpora=["toy"], jobs=1, **FAST),
         {"toy": corpus},
@@ -84,38 +84,18 @@ def test_run_hands_out_costliest_tasks_first_and_keeps_results(toy_systems, monk
     pd.testing.assert_frame_equal(result.results, sequential.results)
 
 
-def test_runner_hands_outer_folds_only_to_systems_that_ask(toy_systems) -> None:
-    from systems.base import register, unregister
-    from tests.bench.toy import FoldAwareSystem
-
-    register(FoldAwareSystem)
-    try:
-        FoldAwareSystem.seen_folds = []
-        corpus = make_corpus(9)
-        run(
-            RunConfig(systems=["toy-fold-aware"], corpora=["toy"], jobs=1, **FAST),
-            {"toy": corpus},
-        )
-        assert [f.test for f in FoldAwareSystem.seen_folds] == [0, 1, 2]
-        for folds in FoldAwareSystem.seen_folds:
-            assert len(folds.train) == 6 and folds.test not in folds.train
-            assert sorted(set(folds.train)) == sorted({0, 1, 2} - {folds.test})
-    finally:
-        unregister(FoldAwareSystem.name)
-
-
 def test_fully_cached_tasks_are_read_without_workers(toy_systems, monkeypatch) -> None:
     corpus = make_corpus(9)
     config = RunConfig(systems=["toy-capitals,toy-memory"], corpora=["toy"], jobs=2, **FAST)
     first = run(config, {"toy": corpus})
     dispatched: list[int] = []
-    real_execute = runner.execute
+    real_execute = cells.execute
 
     def spy(func, tasks, **kw):
         dispatched.append(len(tasks))
         return real_execute(func, tasks, **kw)
 
-    monkeypatch.setattr(runner, "execute", spy)
+    monkeypatch.setattr(cells, "execute", spy)
     second = run(config, {"toy": corpus})
     assert dispatched == [] and all(o.cached for o in second.outcomes)
     pd.testing.assert_frame_equal(first.results, second.results)

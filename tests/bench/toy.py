@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import ClassVar
 
 from corpora.model import OUTSIDE, Corpus, Document, Span
-from systems.base import OuterFolds, System
+from systems.base import System
 
 _DATE = re.compile(r"^\d{1,2}/\d{1,2}/\d{2,4}$")
 
@@ -130,15 +129,3 @@ def make_corpus(n: int = 12, name: str = "toy", *, with_split: bool = False) -> 
         for i in range(n)
     )
     return Corpus(name=name, documents=docs)
-
-
-class FoldAwareSystem(MemorySystem):
-    """Records the outer folds the runner hands to a stacking system."""
-
-    name = "toy-fold-aware"
-    uses_outer_folds = True
-    seen_folds: ClassVar[list[OuterFolds | None]] = []
-
-    def fit_predict(self, train, test, folds: OuterFolds | None = None):
-        FoldAwareSystem.seen_folds.append(folds)
-        return super().fit_predict(train, test)

@@ -8,11 +8,10 @@ from typing import ClassVar
 
 import pytest
 
-from bench.protocols import cross_validation
-from corpora.model import Corpus, Document, Span
+from corpora.model import Document, Span
 from systems import multi as multi_module
-from systems.base import OuterFolds, System, register, unregister
-from systems.multi import MultiDeidentifier
+from systems.base import System, register, unregister
+from systems.multi import DEFAULT_BASES, MultiDeidentifier, parse_bases
 
 
 class Memorizer(System):
@@ -81,17 +80,33 @@ class NoisyDigits(System):
         return [["PHONE" if "/" in t.text else "O" for t in d.tokens] for d in documents]
 
 
+class PatientSpy(Memorizer):
+    """Records, for every fit, which patients it trained on and which it then labelled."""
+
+    name = "test-patient-spy"
+    log: ClassVar[list[tuple[set[str], set[str]]]] = []
+
+    def fit(self, documents: Sequence[Document]) -> PatientSpy:
+        self.patients_ = {d.metadata["patient"] for d in documents}
+        return super().fit(documents)
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        PatientSpy.log.append((self.patients_, {d.metadata["patient"] for d in documents}))
+        return super().predict(documents)
+
+
 @pytest.fixture
-def toys():
-    classes = (Memorizer, CountingMemorizer, CapsArePatients, NoisyDigits)
+def toys(tmp_path, monkeypatch):
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
+    classes = (Memorizer, CountingMemorizer, CapsArePatients, NoisyDigits, PatientSpy)
     for cls in classes:
         register(cls)
     CountingMemorizer.fitted = []
-    multi_module._SHARED_BASES.clear()
+    PatientSpy.log = []
     yield
     for cls in classes:
         unregister(cls.name)
-    multi_module._SHARED_BASES.clear()
 
 
 def _docs(n: int) -> list[Document]:
@@ -104,81 +119,101 @@ def _docs(n: int) -> list[Document]:
         d = text.index("/") - len(str(i % 12 + 1))
         e = text.index(" for")
         docs.append(
-            Document(f"d{i}", text, (Span(s, s + len(name), "PATIENT"), Span(d, e, "DATE")))
+            Document(
+                f"d{i}",
+                text,
+                (Span(s, s + len(name), "PATIENT"), Span(d, e, "DATE")),
+                metadata={"patient": f"p{i // 3}"},
+            )
         )
     return docs
 
 
-def test_jackknife_never_uses_decisions_on_seen_documents(toys) -> None:
-    multi = MultiDeidentifier(
-        base_systems=(("memo", "test-memorizer", ()),), strategy="jackknife", inner_folds=3
-    )
-    per_system = multi._out_of_fold(_docs(9))
-    assert all(label == "O" for doc in per_system[0] for label in doc)
+def test_meta_training_decisions_come_from_bases_that_never_saw_the_document(toys) -> None:
+    multi = MultiDeidentifier(bases=(("memo", "test-memorizer", ()),), inner_folds=3)
+    docs = _docs(9)
+    multi.fit(docs)
+    out_of_fold = multi._out_of_fold(0, docs, multi_module.document_kfold(docs, 3, 0))
+    assert all(label == "O" for doc in out_of_fold for label in doc)
 
 
-def test_blend_meta_training_documents_are_unseen_by_bases(toys) -> None:
-    multi = MultiDeidentifier(base_systems=(("memo", "test-memorizer", ()),))
-    docs = _docs(10)
-    meta_docs, bases = multi._blend(docs)
-    assert len(meta_docs) == 5
-    assert all(label == "O" for doc in bases[0].predict(meta_docs) for label in doc)
+def test_inner_folds_keep_each_patient_on_one_side(toys) -> None:
+    docs = _docs(18)  # six patients, three notes each
+    MultiDeidentifier(bases="test-patient-spy", inner_folds=3).fit(docs)
+    inner = [(trained, labelled) for trained, labelled in PatientSpy.log]
+    assert len(inner) == 3
+    for trained, labelled in inner:
+        assert trained.isdisjoint(labelled)
 
 
-@pytest.mark.parametrize("strategy", ["blend", "jackknife"])
-def test_learns_to_trust_the_right_system_per_class(toys, strategy) -> None:
+def test_bases_labelling_the_test_documents_train_on_every_training_document(toys) -> None:
+    """The fair contest of Hypothesis 4: the same training data as every other system."""
+    docs = _docs(20)
+    train, test = docs[:16], docs[16:]
+    bases = (("memo", "test-counting-memorizer", ()), ("caps", "test-caps", ()))
+    multi = MultiDeidentifier(bases=bases, inner_folds=2).fit(train)
+    predictions = multi.predict(test)
+    train_fps = {d.fingerprint for d in train}
+    test_fps = {d.fingerprint for d in test}
+    # two inner fits on complementary parts (whole patients), then one fit on all of them
+    inner = CountingMemorizer.fitted[:2]
+    assert len(CountingMemorizer.fitted) == 3
+    assert inner[0].isdisjoint(inner[1]) and inner[0] | inner[1] == train_fps
+    assert CountingMemorizer.fitted[-1] == train_fps
+    assert all(f.isdisjoint(test_fps) for f in CountingMemorizer.fitted)
+    assert len(predictions) == 4
+
+
+def test_base_fits_are_shared_through_the_prediction_cache(toys) -> None:
+    docs = _docs(20)
+    bases = (("memo", "test-counting-memorizer", ()),)
+    first = MultiDeidentifier(bases=bases).fit(docs[:16]).predict(docs[16:])
+    n_fits = len(CountingMemorizer.fitted)
+    again = MultiDeidentifier(bases=bases).fit(docs[:16]).predict(docs[16:])
+    assert again == first and len(CountingMemorizer.fitted) == n_fits
+
+
+def test_learns_to_trust_the_right_system_per_class(toys) -> None:
     bases = (("caps", "test-caps", ()), ("noisy", "test-noisy", ()))
-    multi = MultiDeidentifier(base_systems=bases, strategy=strategy).fit(_docs(12))
+    multi = MultiDeidentifier(bases=bases).fit(_docs(12))
     test = _docs(14)[12:]
     pred = multi.predict(test)
     gold = [[t.label for t in d.tokens] for d in test]
     assert pred == gold  # DATE comes from "caps", never PHONE from "noisy"
-    assert multi.get_params()["strategy"] == strategy
 
 
-def test_unknown_strategy(toys) -> None:
-    with pytest.raises(ValueError, match="unknown strategy"):
-        MultiDeidentifier(base_systems=(("caps", "test-caps", ()),), strategy="vote").fit(_docs(4))
+def test_scores_and_threshold_agree_with_the_labels(toys) -> None:
+    bases = (("caps", "test-caps", ()), ("noisy", "test-noisy", ()))
+    multi = MultiDeidentifier(bases=bases).fit(_docs(12))
+    test = _docs(16)[12:]
+    labels, scores = multi.predict_scored(test)
+    assert multi.tags().scores_tokens
+    for doc_labels, doc_scores in zip(labels, scores, strict=True):
+        assert [lab != "O" for lab in doc_labels] == [s > 0 for s in doc_scores]
+    everything = multi.set_params(threshold=-1e9).predict(test)
+    assert all(lab != "O" for doc in everything for lab in doc)
+
+
+def test_bases_from_a_string_and_parameter_checks(toys) -> None:
+    assert parse_bases("test-caps, test-noisy") == (
+        ("test-caps", "test-caps", ()),
+        ("test-noisy", "test-noisy", ()),
+    )
+    MultiDeidentifier(bases="test-caps,test-noisy").check_params()
+    with pytest.raises(KeyError, match="unknown system 'nope'"):
+        MultiDeidentifier(bases="test-caps,nope").check_params()
+    with pytest.raises(ValueError, match="cannot stack itself"):
+        MultiDeidentifier(bases="multi").check_params()
+    with pytest.raises(ValueError, match="inner_folds"):
+        MultiDeidentifier(bases="test-caps", inner_folds=1).check_params()
 
 
 def test_default_illinois_base_is_the_two_stage_averaged_perceptron() -> None:
     """The Illinois base uses its own features, the second stage and LBJNET's learner."""
     multi = MultiDeidentifier()
-    ((system, params),) = [(s, p) for n, s, p in multi.base_systems if n == "illinois"]
+    ((system, params),) = [(s, p) for n, s, p in parse_bases(DEFAULT_BASES) if n == "illinois"]
     base = multi._make_base(system, params)
     assert base.feature_set == "illinois" and base.two_stage
     assert base._make_learner().algorithm == "ap"
-    names = [n for n, _, _ in multi.base_systems]
+    names = [n for n, _, _ in parse_bases(multi.bases)]
     assert names == ["statdeid", "stanford", "mist", "illinois", "mimic"]
-
-
-def test_crossfit_halves_keep_the_test_fold_away_from_the_bases(toys) -> None:
-    docs = _docs(20)
-    multi = MultiDeidentifier(base_systems=(("memo", "test-memorizer", ()),))
-    train_folds = tuple(i // 2 for i in range(20) if i // 2 != 3)
-    train = [d for i, d in enumerate(docs) if i // 2 != 3]
-    base_docs, meta_docs = multi.crossfit_halves(train, OuterFolds(train_folds, 3))
-    assert {d.id for d in base_docs} == {f"d{i}" for i in range(10, 20)}  # folds 5-9
-    assert {d.id for d in meta_docs} == {f"d{i}" for i in range(10) if i // 2 != 3}
-    # two folds only: one half would be empty, so the caller falls back to blending
-    assert multi.crossfit_halves(train[:2], OuterFolds((1, 1), 0)) is None
-
-
-def test_crossfit_trains_each_base_once_per_half_and_never_on_the_test_fold(toys) -> None:
-    corpus = Corpus("toy", tuple(_docs(20)))
-    bases = (("memo", "test-counting-memorizer", ()), ("caps", "test-caps", ()))
-    predictions = {}
-    for split in cross_validation(corpus, k=10, seed=0):
-        train = [corpus.documents[i] for i in split.train]
-        test = [corpus.documents[i] for i in split.test]
-        multi = MultiDeidentifier(base_systems=bases)
-        predictions[split.fold] = multi.fit_predict(
-            train, test, folds=OuterFolds(split.train_folds, split.fold)
-        )
-        # the bases that labelled this test fold never saw it
-        assert multi.bases_[0].seen_.isdisjoint({d.fingerprint for d in test})
-    assert len(CountingMemorizer.fitted) == 2  # one per half of the ten folds
-    assert len(predictions) == 10
-    # without the folds the same strategy falls back to blending, one fit per call
-    MultiDeidentifier(base_systems=bases).fit_predict(_docs(20)[:18], _docs(20)[18:])
-    assert len(CountingMemorizer.fitted) == 3

@@ -78,7 +78,7 @@ def test_binary_svm_learns_phi_from_local_context() -> None:
 def test_multiclass_svm_predicts_categories() -> None:
     train, test = notes(40, seed=1), notes(15, seed=2)
     model = get_system("svm", mode="multiclass").fit(train)
-    assert model.predicts_categories
+    assert model.tags().predicts_categories
     pred = model.predict(test)
     gold = gold_labels(test)
     for label in ("PATIENT", "DOCTOR", "PHONE", "HOSPITAL"):
@@ -89,7 +89,7 @@ def test_multiclass_svm_predicts_categories() -> None:
 def test_threshold_moves_the_operating_point() -> None:
     train, test = notes(30, seed=3), notes(10, seed=4)
     model = LocalContextSVM(features=NO_NLTK).fit(train)
-    scores = model.decision_function(test)
+    scores = model.score_tokens(test)
     assert [len(s) for s in scores] == [len(d.tokens) for d in test]
     default = model.predict(test)
     for doc, s, labels in zip(test, scores, default, strict=True):
@@ -154,7 +154,7 @@ def test_registry_params_and_clone() -> None:
     assert model.get_params()["C"] == 0.25
     clone = model.clone()
     assert clone.get_params() == model.get_params() and clone is not model
-    assert not LocalContextSVM.predicts_categories  # binary by default
+    assert not model.tags().predicts_categories  # binary by default
     assert len(model._features()) == 3
     model.set_params(features=("section",))
     assert [f.name for f in model._features()] == ["section"]

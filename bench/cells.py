@@ -1,0 +1,250 @@
+"""Execute a plan's cells: from the prediction cache where possible, else fit and predict,
+in this process, on joblib workers or on a dask cluster.
+
+* A *task* is one (system, corpus) pair with all its splits, so features and POS tags
+  computed for one fold are reused by the next in the same process; when there are fewer
+  tasks than twice the worker count, tasks are cut into single cells so all workers stay
+  busy.
+* Each cell first looks in the prediction cache (:mod:`systems.prediction_cache`) under a
+  key of the system, its parameters and code, and the documents it trains on and labels; a
+  hit skips fitting, a miss stores the prediction as soon as the cell finishes, so a
+  repeated run takes seconds and an interrupted run resumes.
+* A system that raises is recorded as failed for that cell, and the others finish.
+  Tasks whose every cell is cached are read in this process (shipping a corpus to a worker
+  only to read a pickle back costs more than the read); the rest are ordered costliest
+  first (:mod:`bench.schedule`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+import traceback
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from bench import schedule
+from bench.execution import environment, execute, progress
+from bench.plan import Plan, Task
+from bench.run_types import CellOutcome, RunConfig, SystemSpec
+from corpora.model import Corpus, Document
+from systems import prediction_cache
+from systems.base import SystemUnavailable
+
+
+def run_task(task: Task) -> list[CellOutcome]:
+    """Run the cells of one task; never raises for a system's failure.
+
+    Module-level and argument-only so joblib and dask can ship it to another process.
+    """
+    with environment(task.env):
+        return _run_cells(task)
+
+
+def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
+    """:func:`run_task` for several tasks in one worker (a job of :func:`bench.schedule.plan`),
+    so the corpus they share is shipped and featurized once."""
+    return [run_task(t) for t in tasks]
+
+
+def _run_cells(task: Task) -> list[CellOutcome]:
+    outcomes: list[CellOutcome] = []
+    warmed = not task.spec.tags.uses_nlp
+    for cell in task.cells:
+        split = cell.split
+        test = [task.test_docs[i] for i in split.test]
+        base = dict(
+            key=cell.key,
+            system=cell.system,
+            corpus=split.test_corpus,
+            train_corpus=split.train_corpus,
+            protocol=split.protocol,
+            fold=split.fold,
+            fraction=split.fraction,
+            n_tokens=cell.n_tokens,
+        )
+        hit = prediction_cache.load(cell.key, test)
+        if hit is not None:
+            outcomes.append(
+                CellOutcome(
+                    predictions=hit.labels,
+                    scores=hit.scores,
+                    info=hit.info,
+                    seconds=0.0,
+                    cached=True,
+                    **base,
+                )
+            )
+            continue
+        if not warmed:  # POS tags from the disk cache, once per task, only when needed
+            _warm_quietly(task.train_docs)
+            _warm_quietly(task.test_docs)
+            warmed = True
+        start = time.perf_counter()
+        try:
+            system = task.spec.build()
+            train = [task.train_docs[i] for i in split.train]
+            got = prediction_cache.fit_predict(system, train, test, key=cell.key)
+        except SystemUnavailable as exc:
+            outcomes.append(
+                CellOutcome(
+                    predictions=None,
+                    seconds=0.0,
+                    error=f"skipped: {exc}",
+                    skipped=True,
+                    **base,
+                )
+            )
+            continue
+        except (Exception, SystemExit) as exc:  # a failing system is reported, the others go on
+            outcomes.append(
+                CellOutcome(
+                    predictions=None,
+                    seconds=time.perf_counter() - start,
+                    error=describe(exc),
+                    **base,
+                )
+            )
+            continue
+        outcomes.append(
+            CellOutcome(
+                predictions=got.labels,
+                scores=got.scores,
+                info=got.info,
+                seconds=got.seconds,
+                **base,
+            )
+        )
+    return outcomes
+
+
+def _warm_quietly(documents: Sequence[Document]) -> None:
+    """Load a corpus's POS tags from the disk cache in a worker (errors surface later)."""
+    from corpora import nlp
+
+    with contextlib.suppress(Exception):  # the system itself will report the problem
+        nlp.warm_cache(documents)
+
+
+def describe(exc: BaseException) -> str:
+    """Error type, message and the innermost frame (no locals, so no PHI from variables)."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def warm_nlp_cache(corpora: Sequence[Corpus], show_progress: bool) -> str | None:
+    """POS-tag and lemmatize each corpus once, into the on-disk cache (corpora.nlp).
+
+    Returns the error message when the NLTK resources are missing (the systems that need
+    them then fail with that error, and the CLI turns it into one line and exit code 2).
+    """
+    from corpora import nlp
+
+    for corpus in progress(list(corpora), desc="POS tagging", enabled=show_progress):
+        try:
+            nlp.warm_cache(corpus.documents)
+        except nlp.MissingResourceError as exc:
+            return str(exc)
+    return None
+
+
+def _first_document(corpus: Corpus) -> Corpus:
+    """A one-document corpus: enough to find out whether the NLP resources are there."""
+    return Corpus(name=corpus.name, documents=corpus.documents[:1], metadata={})
+
+
+def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
+    """Every cell of ``plan``, in plan order."""
+    tasks = list(plan.tasks)
+    workers = schedule.workers_for(config.jobs)
+    pending = [t for t in tasks if t.spec.tags.uses_nlp and not _all_cached(t)]
+    if config.backend == "dask" or (workers > 1 and len(tasks) < 2 * workers):
+        tasks = [single for t in tasks for single in t.single_cells()]
+
+    nested: list[list[CellOutcome]] = [[] for _ in tasks]
+    local = [i for i, t in enumerate(tasks) if _all_cached(t)]
+    for i in local:
+        nested[i] = run_task(tasks[i])
+    remote = [i for i in range(len(tasks)) if i not in set(local)]
+    timings = schedule.load_timings()
+    costs = [_task_cost(tasks[i], timings) for i in remote]
+    if workers > 1:
+        corpora_of = [tasks[i].corpus for i in remote]
+        jobs = [[remote[j] for j in job] for job in schedule.plan(costs, corpora_of, workers)]
+    else:
+        jobs = [[i] for i in remote]
+    if pending:  # tag only when some system that needs tags still has a cell to compute
+        if all(len({tasks[i].corpus for i in job}) == 1 for job in jobs):
+            # one job per corpus: each worker tags its own corpus, in parallel; here only
+            # check that the tagger is installed, so a missing one is one clear error
+            warm_nlp_cache([_first_document(c) for c in plan.corpora.values()], False)
+        else:
+            warm_nlp_cache(list(plan.corpora.values()), config.show_progress)
+    ran = (
+        execute(
+            run_tasks,
+            [([tasks[i] for i in job],) for job in jobs],
+            backend=config.backend,
+            jobs=config.jobs,
+            scheduler=config.scheduler,
+            show_progress=config.show_progress,
+            desc="jobs",
+            on_result=_log_job if config.show_progress and not sys.stderr.isatty() else None,
+        )
+        if jobs
+        else []
+    )
+    for job, groups in zip(jobs, ran, strict=True):
+        for i, group in zip(job, groups, strict=True):
+            nested[i] = group
+    outcomes = [o for group in nested for o in group]
+    schedule.remember_timings(
+        (_timing_key(plan.systems[o.system]), o.seconds, o.n_tokens)
+        for o in outcomes
+        if o.ok and not o.cached
+    )
+    return outcomes
+
+
+def _all_cached(task: Task) -> bool:
+    return all(prediction_cache.is_cached(c.key) for c in task.cells)
+
+
+def _timing_key(spec: SystemSpec) -> str:
+    """Remembered costs are per system configuration, wrappers included."""
+    params = dict(spec.params)
+    if spec.wrappers:
+        params["wrappers"] = repr(spec.wrappers)
+    return schedule.timing_key(spec.name, params)
+
+
+def _task_cost(task: Task, timings: Mapping[str, float]) -> float:
+    """Estimated seconds of a task: its uncached cells' test tokens x seconds per token."""
+    spec = task.spec
+    per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
+    tokens = sum(c.n_tokens for c in task.cells if not prediction_cache.is_cached(c.key))
+    return tokens * per_token * (1 + 2 * len(spec.wrappers))
+
+
+def _log_job(index: int, groups: list[list[CellOutcome]]) -> None:
+    for outcomes in groups:
+        _log_task(outcomes)
+
+
+def _log_task(outcomes: list[CellOutcome]) -> None:
+    """One line per finished task when stderr is not a terminal (logs, CI): no PHI."""
+    if not outcomes:
+        return
+    first = outcomes[0]
+    seconds = sum(o.seconds for o in outcomes)
+    cached = sum(o.cached for o in outcomes)
+    failed = sum(not o.ok for o in outcomes)
+    folds = ",".join(str(o.fold) for o in outcomes)
+    print(
+        f"done {first.system} on {first.corpus} ({first.protocol} fold {folds}): "
+        f"{seconds:.1f} s, {cached} cached, {failed} failed",
+        file=sys.stderr,
+        flush=True,
+    )

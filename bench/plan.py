@@ -1,0 +1,321 @@
+"""Plan a run: which systems, which corpora, which splits, and the cells to compute.
+
+Everything here is checked before any expensive work starts, so a bad option value is one
+line on stderr, not a failure after an hour: unknown systems or parameters, corpus specs,
+the grouping, the protocol's needs.  The plan is a :class:`Plan` of typed tasks that
+:mod:`bench.cells` executes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.execution import environment
+from bench.protocols import Split, grouping_of, make_splits, variant_test
+from bench.run_types import (
+    AUGMENTATIONS,
+    DEFAULT_CORPORA,
+    OBJECTIVES,
+    TEST_VARIANTS,
+    Cell,
+    RunConfig,
+    SystemSpec,
+    UsageError,
+)
+from corpora import cache
+from corpora.folds import GROUP_BY_CHOICES
+from corpora.model import Corpus, Document
+from systems import prediction_cache
+
+#: ``--systems`` words that stand for several systems.
+SYSTEM_GROUPS = {
+    "all": "every system except the external tools (the papers' systems and plug-ins)",
+    "peers": "the external de-identifiers (deid.pl, Philter, Presidio, command-line tools)",
+}
+
+
+@dataclass
+class Task:
+    """The cells of one system on one corpus, run together in one process so features and
+    POS tags computed for one fold serve the next."""
+
+    spec: SystemSpec
+    train_docs: tuple[Document, ...]
+    test_docs: tuple[Document, ...]
+    cells: list[Cell]
+    env: dict[str, str]
+
+    @property
+    def corpus(self) -> str:
+        return self.cells[0].corpus if self.cells else ""
+
+    def single_cells(self) -> list[Task]:
+        """One task per cell (more, smaller tasks to keep many workers busy)."""
+        return [
+            Task(self.spec, self.train_docs, self.test_docs, [c], self.env) for c in self.cells
+        ]
+
+
+@dataclass
+class Plan:
+    """What :func:`bench.runner.run` will compute."""
+
+    systems: dict[str, SystemSpec]
+    corpora: dict[str, Corpus]
+    skipped: dict[str, int]
+    splits: dict[str, list[Split]]
+    tasks: list[Task] = field(default_factory=list)
+
+    @property
+    def grouping(self) -> dict[str, str]:
+        return {name: grouping_of(s) for name, s in self.splits.items()}
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def validate_config(config: RunConfig) -> None:
+    """Reject option values that cannot work, before anything is loaded."""
+    if config.folds < 2:
+        raise UsageError("--folds must be at least 2")
+    if config.group_by not in GROUP_BY_CHOICES:
+        raise UsageError(f"--group-by {config.group_by!r}: use {', '.join(GROUP_BY_CHOICES)}")
+    if config.objective not in OBJECTIVES:
+        raise UsageError(f"--objective {config.objective!r}: use {', '.join(OBJECTIVES)}")
+    if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
+        raise UsageError(
+            f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}"
+        )
+    bad = [a for a in config.augment if a not in AUGMENTATIONS]
+    if bad:
+        raise UsageError(f"--augment {','.join(bad)}: use {', '.join(AUGMENTATIONS)}")
+    if config.test_variant and (config.train_corpus or config.protocol not in ("auto", "cv")):
+        raise UsageError("--test-variant works with cross-validation only")
+    if not 0 < config.alpha < 1:
+        raise UsageError(f"--alpha {config.alpha}: must be between 0 and 1")
+    if config.n_shuffles < 1:
+        raise UsageError(f"--shuffles {config.n_shuffles}: must be at least 1")
+    if config.n_resamples < 0:
+        raise UsageError(f"--resamples {config.n_resamples}: must be 0 or more")
+
+
+# --------------------------------------------------------------------------- systems
+
+
+def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> dict[str, SystemSpec]:
+    """``all``, ``peers`` or registered names -> {name: spec}; unknown names, unknown
+    parameters and parameter values a system rejects are usage errors."""
+    from systems.base import SYSTEMS, System
+
+    config = config or RunConfig()
+    known = SYSTEMS.as_dict()
+    wanted: list[str] = []
+    for name in names:
+        for part in str(name).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if part == "all":
+                wanted.extend(n for n, c in known.items() if not _external(c))
+            elif part == "peers":
+                wanted.extend(n for n, c in known.items() if _external(c))
+            elif part in known:
+                wanted.append(part)
+            else:
+                raise UsageError(
+                    f"unknown system {part!r}; known systems: {', '.join(known) or 'none'}"
+                )
+    if not wanted:
+        raise UsageError("no systems chosen (use --systems all or NAME,...)")
+    unused = sorted(set(config.system_params) - set(wanted))
+    if unused:
+        raise UsageError(
+            f"--param {unused[0]}.…: {unused[0]!r} is not among the chosen systems "
+            f"({', '.join(dict.fromkeys(wanted))})"
+        )
+    specs: dict[str, SystemSpec] = {}
+    for name in dict.fromkeys(wanted):
+        entry = known[name]
+        cls, preset = _class_and_preset(entry)
+        params = {**preset, **dict(config.system_params.get(name, {}))}
+        if "group_by" in cls._param_names() and "group_by" not in params:
+            params["group_by"] = config.group_by  # stacked systems' inner folds follow the run's
+        try:
+            instance: System = cls(**params)
+            instance.check_params()
+            params = instance.get_params()
+            tags = instance.tags()
+        except (TypeError, ValueError, KeyError) as exc:
+            reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            raise UsageError(f"system {name!r}: {reason}") from None
+        specs[name] = SystemSpec(name, cls, params, tags, _wrappers(instance, config))
+    return specs
+
+
+def _external(entry: Any) -> bool:
+    cls, _ = _class_and_preset(entry)
+    return bool(getattr(cls, "external", False))
+
+
+def _class_and_preset(entry: Any) -> tuple[type, dict[str, Any]]:
+    """A registry entry is a System class or a preset (a class with fixed parameters)."""
+    cls = getattr(entry, "cls", entry)
+    return cls, dict(getattr(entry, "params", {}) or {})
+
+
+def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, Any]], ...]:
+    """The run-level wrappers of a learned system: augmentation inside tuning, so each inner
+    fold augments only its own training part."""
+    if not system.tags().requires_training:
+        return ()
+    out: list[tuple[type, Mapping[str, Any]]] = []
+    if config.augment:
+        from systems.augment import Augmented
+
+        out.append((Augmented, {"variants": tuple(config.augment), "seed": config.seed}))
+    if config.tune:
+        from systems.tuning import Tuned
+
+        out.append(
+            (
+                Tuned,
+                {"objective": config.objective, "group_by": config.group_by, "seed": config.seed},
+            )
+        )
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- corpora
+
+
+def resolve_corpora(names: Sequence[str]) -> list[str]:
+    """``all`` (the four embedded corpora) or a list of corpus specs."""
+    specs: list[str] = []
+    for name in names:
+        for part in str(name).split(","):
+            part = part.strip()
+            if part == "all":
+                specs.extend(DEFAULT_CORPORA)
+            elif part:
+                specs.append(part)
+    if not specs:
+        raise UsageError("no corpora chosen (use --corpora all or CORPUS,...)")
+    return list(dict.fromkeys(specs))
+
+
+def variant_spec(spec: str, variant: str) -> str:
+    """The spec of ``variant`` of corpus ``spec`` (``unseen`` for the embedded authentic)."""
+    return variant if spec == "authentic" else f"{variant}:{spec}"
+
+
+def load_corpora(
+    specs: Sequence[str], config: RunConfig
+) -> tuple[dict[str, Corpus], dict[str, int]]:
+    """Load and tokenize every corpus (with progress bars); raise :class:`CorpusError`."""
+    from bench.execution import progress
+    from corpora.load import LoadOptions, load_corpus
+
+    options = LoadOptions(
+        seed=config.seed,
+        lenient=config.lenient,
+        n_documents=config.n_documents,
+        phi_rate=config.phi_rate,
+        category_weights=config.category_weights,
+    )
+    corpora: dict[str, Corpus] = {}
+    skipped: dict[str, int] = {}
+    for spec in progress(specs, desc="loading corpora", enabled=config.show_progress):
+        corpus, errors = load_corpus(spec, options)
+        corpora[spec] = corpus
+        skipped[spec] = len(errors)
+    all_docs = [d for c in corpora.values() for d in c.documents]
+    for doc in progress(all_docs, desc="tokenizing", enabled=config.show_progress):
+        _ = doc.tokens
+    return corpora, skipped
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Plan:
+    """Validate, resolve systems, load corpora, split them, and lay out the tasks."""
+    validate_config(config)
+    systems = resolve_systems(config.systems, config)
+    preloaded = dict(preloaded or {})
+    specs = resolve_corpora(config.corpora)
+    protocol = "cross" if config.train_corpus else config.protocol
+    test_specs = list(specs)
+    if config.test_variant:
+        test_specs += [variant_spec(s, config.test_variant) for s in specs]
+    all_specs = [*test_specs, config.train_corpus] if config.train_corpus else test_specs
+    to_load = [s for s in dict.fromkeys(all_specs) if s not in preloaded]
+    corpora, skipped = load_corpora(to_load, config)
+    for name in all_specs:
+        if name in preloaded:
+            corpora[name] = preloaded[name]
+            skipped.setdefault(name, 0)
+
+    splits: dict[str, list[Split]] = {}
+    for spec in specs:
+        try:
+            splits[spec] = make_splits(
+                protocol,
+                corpora[spec],
+                k=config.folds,
+                seed=config.seed,
+                train_corpus=corpora[config.train_corpus] if config.train_corpus else None,
+                fractions=config.fractions,
+                group_by=config.group_by,
+            )
+            if config.test_variant:
+                vspec = variant_spec(spec, config.test_variant)
+                splits[vspec] = variant_test(
+                    corpora[spec], corpora[vspec], config.folds, config.seed, config.group_by
+                )
+        except ValueError as exc:
+            raise UsageError(f"corpus {spec}: {exc}") from exc
+
+    plan = Plan(systems, corpora, skipped, splits)
+    env = worker_environment(config)
+    with environment(env):  # the keys see the dictionaries the workers will use
+        plan.tasks = _tasks(systems, corpora, splits, env)
+    return plan
+
+
+def _tasks(
+    systems: Mapping[str, SystemSpec],
+    corpora: Mapping[str, Corpus],
+    splits: Mapping[str, list[Split]],
+    env: dict[str, str],
+) -> list[Task]:
+    tasks = []
+    for corpus_name, corpus_splits in splits.items():
+        test_docs = corpora[corpus_name].documents
+        train_docs = corpora[corpus_splits[0].train_corpus].documents
+        for spec in systems.values():
+            system = spec.build()
+            cells = []
+            for split in corpus_splits:
+                test = [test_docs[i] for i in split.test]
+                train = [train_docs[i] for i in split.train]
+                key = prediction_cache.prediction_key(system, train, test)
+                cells.append(Cell(spec.name, split, key, sum(len(d.tokens) for d in test)))
+            tasks.append(Task(spec, train_docs, test_docs, cells, env))
+    return tasks
+
+
+def worker_environment(config: RunConfig) -> dict[str, str]:
+    """Environment variables every worker sets before running a cell."""
+    env = {"DEID_BENCH_NO_CACHE": os.environ.get("DEID_BENCH_NO_CACHE", "")}
+    if config.dictionaries:
+        env["DEID_BENCH_DICTIONARIES"] = str(Path(config.dictionaries).resolve())
+    for name in ("DEID_BENCH_DICTIONARIES", "NLTK_DATA", "DEID_BENCH_NO_DOWNLOAD"):
+        if name not in env and os.environ.get(name):
+            env[name] = os.environ[name]
+    if config.backend != "dask":  # a remote worker keeps its own cache directory
+        env[cache.ENV_CACHE] = str(cache.cache_dir())
+    return env

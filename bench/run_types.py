@@ -1,0 +1,210 @@
+"""The types a run hands from step to step: its configuration, its cells and what they
+produced, the scored result, and the columns of its tables.
+
+A run is a pipeline of small steps (:mod:`bench.plan` -> :mod:`bench.cells` ->
+:mod:`bench.scoring` -> :mod:`bench.outputs`, driven by :mod:`bench.runner`); each hands
+the next one of these dataclasses, never a positional tuple.  Kept in one small module so
+that the report, the outputs and the runner can all import them without importing each
+other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bench.protocols import LEARNING_CURVE_FRACTIONS, Split
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from corpora.model import Corpus
+    from systems.base import System, Tags
+
+#: The four embedded corpora ``--corpora all`` means (Sibanda & Uzuner 2006, §3, §6.2-6.3).
+DEFAULT_CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
+#: Headline subset of a system that only recognizes people, locations and organizations.
+PLO_SUBSET = "people_locations_organizations"
+#: Bootstrap resamples for each F1 confidence interval.
+DEFAULT_RESAMPLES = 1000
+#: Approximate-randomization shuffles per test (Yeh 2000 recommends 10,000).
+DEFAULT_SHUFFLES = 10_000
+#: Tuning objectives (``--objective``); F2 weighs recall twice: a missed PHI leaks, a false
+#: alarm only redacts a word.
+OBJECTIVES = ("f1", "f2", "precision@recall=0.95")
+DEFAULT_OBJECTIVE = "f2"
+#: Variants ``--test-variant`` and ``--augment`` accept.
+TEST_VARIANTS = ("surrogate", "ambiguous", "unseen")
+AUGMENTATIONS = ("surrogate", "unseen")
+
+#: Columns of results.csv, in order.
+RESULT_COLUMNS = (
+    "system",
+    "corpus",
+    "protocol",
+    "level",
+    "subset",
+    "label",
+    "tp",
+    "fp",
+    "fn",
+    "precision",
+    "recall",
+    "f1",
+    "f1_ci_low",
+    "f1_ci_high",
+    "match",
+)
+#: Columns of significance.csv.
+SIGNIFICANCE_COLUMNS = (
+    "corpus",
+    "system_a",
+    "system_b",
+    "test",
+    "statistic",
+    "p_value",
+    "subset",
+)
+
+
+class UsageError(ValueError):
+    """A bad option value (unknown system, too few documents for the folds, ...)."""
+
+
+@dataclass
+class RunConfig:
+    """Everything that determines a run (recorded in run.json)."""
+
+    systems: Sequence[str] = ("all",)
+    corpora: Sequence[str] = ("all",)
+    folds: int = 10
+    seed: int = 0
+    protocol: str = "auto"
+    train_corpus: str | None = None
+    fractions: tuple[float, ...] = LEARNING_CURVE_FRACTIONS
+    #: ``auto`` (patients where every document has one), ``patient``, ``template``,
+    #: ``document`` (:mod:`corpora.folds`).
+    group_by: str = "auto"
+    #: Train on the authentic training folds, test on this variant of the test fold.
+    test_variant: str | None = None
+    #: Choose each learned system's hyperparameters inside the training folds.
+    tune: bool = False
+    objective: str = DEFAULT_OBJECTIVE
+    #: Variant transforms whose copies of the training documents are added to training.
+    augment: tuple[str, ...] = ()
+    lenient: bool = False
+    n_documents: int | None = None
+    phi_rate: float = 1.0
+    category_weights: tuple[tuple[str, float], ...] = ()
+    dictionaries: str | None = None
+    jobs: int = 1
+    backend: str | None = None
+    scheduler: str | None = None
+    show_progress: bool = True
+    alpha: float = 0.05
+    n_resamples: int = DEFAULT_RESAMPLES
+    n_shuffles: int = DEFAULT_SHUFFLES
+    system_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """A system as the run uses it: its name in the run, how to build it, and its tags.
+
+    ``name`` is the registry name (``philter-lenient``, an external tool's name from a TOML
+    file); ``cls(**params)`` builds a fresh, unfitted instance in any process.  ``wrappers``
+    are the run-level wrappers applied around it (tuning, augmentation), in order.
+    """
+
+    name: str
+    cls: type[System]
+    params: Mapping[str, Any]
+    tags: Tags
+    wrappers: tuple[tuple[type[System], Mapping[str, Any]], ...] = ()
+
+    def build(self) -> System:
+        """A fresh instance, wrapped as the run asks."""
+        system = self.cls(**dict(self.params))
+        for wrapper, params in self.wrappers:
+            system = wrapper(system, **dict(params))
+        return system
+
+    @property
+    def description(self) -> str:
+        return self.cls.description
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (system, corpus, split) unit of work and its prediction-cache key."""
+
+    system: str
+    split: Split
+    key: str
+    n_tokens: int
+
+    @property
+    def corpus(self) -> str:
+        return self.split.test_corpus
+
+
+@dataclass
+class CellOutcome:
+    """What one cell produced: labels (and token scores where the system scores tokens),
+    what fitting chose, how long it took, or the error that stopped it."""
+
+    system: str
+    corpus: str
+    train_corpus: str
+    protocol: str
+    fold: int
+    fraction: float
+    predictions: list[list[str]] | None
+    seconds: float
+    n_tokens: int
+    cached: bool = False
+    error: str | None = None
+    key: str = ""
+    scores: list[np.ndarray] | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    #: ``True`` when the system could not run here (missing optional tool), not a failure.
+    skipped: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        return self.n_tokens / self.seconds if self.seconds > 0 and not self.cached else None
+
+
+@dataclass
+class RunResult:
+    """The outcome of :func:`bench.runner.run`: scores as tidy tables plus everything
+    run.json records."""
+
+    config: RunConfig
+    corpora: dict[str, Corpus]
+    skipped: dict[str, int]
+    splits: dict[str, list[Split]]
+    systems: dict[str, dict[str, Any]]
+    outcomes: list[CellOutcome]
+    results: pd.DataFrame
+    significance: pd.DataFrame
+    learning_curve: pd.DataFrame | None
+    failures: list[dict[str, Any]]
+    started: str
+    wall_seconds: float
+    #: Precision at fixed recall levels per system and corpus (systems that score tokens).
+    operating_points: pd.DataFrame | None = None
+    #: Authentic vs variant recall per system (``--test-variant``).
+    variant_comparison: pd.DataFrame | None = None
+    #: How documents were grouped into folds, per corpus (``patient``, ``document``, ...).
+    grouping: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return any(not f.get("skipped") for f in self.failures)

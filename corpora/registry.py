@@ -1,0 +1,173 @@
+"""One registry shape for everything the harness looks up by name.
+
+Systems, corpus readers, corpus variants, feature sets and the Mega SVM's feature sources
+are all found by a name typed on the command line.  Each lives in a :class:`Registry`: a
+name, the object, and a one-line description, so ``python -m bench list`` reads the
+registries and nothing is listed twice by hand.  A registry can *discover* its entries --
+import every module of a package (so a new ``systems/mine.py`` is found by dropping the
+file there) and load an entry-point group (so an installed package can add entries without
+touching this repository) -- the way presidio-analyzer's recognizer registry loads
+recognizers.
+
+It lives in ``corpora/`` because that is the lowest layer that uses it (readers and
+variants); ``systems/`` and ``bench/`` build on it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """A registered object with its name and one-line description."""
+
+    name: str
+    obj: T
+    description: str
+
+
+class Registry(Generic[T]):
+    """Name -> object, with descriptions, filled by decorators, package discovery and entry
+    points.
+
+    ``package``: a package whose modules are imported on first lookup (modules starting with
+    ``_`` are skipped); ``entry_point_group``: an entry-point group loaded on first lookup
+    (each entry point names an object; :attr:`describe` gives its description).
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        package: str | None = None,
+        entry_point_group: str | None = None,
+        describe: Callable[[T], str] | None = None,
+        name_of: Callable[[T], str] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.package = package
+        self.entry_point_group = entry_point_group
+        self.describe = describe
+        self.name_of = name_of
+        self._entries: dict[str, Entry[T]] = {}
+        self._discovered = False
+        self._discovering = False
+
+    # -- filling ---------------------------------------------------------------------------
+    def add(self, name: str, obj: T, description: str = "") -> T:
+        """Register ``obj`` as ``name``; re-registering the same object is a no-op, a
+        different object under a taken name is an error (two plugins must not collide
+        silently)."""
+        if not name:
+            raise ValueError(f"a {self.kind} needs a name")
+        if not description and self.describe is not None:
+            description = self.describe(obj)
+        existing = self._entries.get(name)
+        if existing is not None and not _same(existing.obj, obj):
+            raise ValueError(f"{self.kind} name {name!r} is already registered by {existing.obj!r}")
+        self._entries[name] = Entry(name, obj, description)
+        return obj
+
+    def register(self, name: str, description: str = "") -> Callable[[T], T]:
+        """Decorator form of :meth:`add`."""
+
+        def deco(obj: T) -> T:
+            return self.add(name, obj, description)
+
+        return deco
+
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (tests register throw-away entries)."""
+        self._entries.pop(name, None)
+
+    # -- discovery -------------------------------------------------------------------------
+    def discover(self) -> None:
+        """Import the package's modules and load the entry points, once.
+
+        A module that fails to import because an *optional* third-party dependency is
+        missing is skipped (the entry it would register cannot run anyway); any other error
+        in a module is a bug and propagates.
+        """
+        if self._discovered or self._discovering:
+            return
+        self._discovering = True
+        try:
+            if self.package is not None:
+                for module in _package_modules(self.package):
+                    try:
+                        importlib.import_module(module)
+                    except ModuleNotFoundError as exc:
+                        if exc.name is None or exc.name.split(".")[0] in _LOCAL_ROOTS:
+                            raise
+            if self.entry_point_group is not None:
+                for ep in sorted(entry_points(group=self.entry_point_group), key=_ep_name):
+                    obj = ep.load()
+                    name = self.name_of(obj) if self.name_of is not None else ep.name
+                    self.add(name, obj)
+            self._discovered = True
+        finally:
+            self._discovering = False
+
+    # -- lookup ----------------------------------------------------------------------------
+    def get(self, name: str) -> T:
+        """The object registered as ``name``; ``KeyError`` naming the known ones."""
+        if name not in self._entries:
+            self.discover()
+        if name not in self._entries:
+            known = ", ".join(self.names()) or "none"
+            raise KeyError(f"unknown {self.kind} {name!r}; known: {known}")
+        return self._entries[name].obj
+
+    def __contains__(self, name: object) -> bool:
+        self.discover()
+        return name in self._entries
+
+    def names(self) -> list[str]:
+        """Registered names, sorted (a stable order for listings and ``all``)."""
+        self.discover()
+        return sorted(self._entries)
+
+    def entries(self) -> Iterator[Entry[T]]:
+        """Every entry, sorted by name."""
+        self.discover()
+        for name in sorted(self._entries):
+            yield self._entries[name]
+
+    def as_dict(self) -> dict[str, T]:
+        return {e.name: e.obj for e in self.entries()}
+
+
+_LOCAL_ROOTS = frozenset({"corpora", "systems", "bench"})
+
+
+def _same(a: object, b: object) -> bool:
+    """The same object, or the same class re-created by a module reload."""
+    if a is b:
+        return True
+    key = lambda o: (getattr(o, "__module__", None), getattr(o, "__qualname__", None))  # noqa: E731
+    return key(a) == key(b) and key(a) != (None, None)
+
+
+def _ep_name(ep: object) -> str:
+    return str(getattr(ep, "name", ""))
+
+
+def _package_modules(package: str) -> list[str]:
+    """Every public module of ``package`` (not sub-packages), sorted by name."""
+    pkg = importlib.import_module(package)
+    paths = getattr(pkg, "__path__", None)
+    if paths is None:
+        return []
+    return sorted(
+        f"{package}.{info.name}"
+        for info in pkgutil.iter_modules(paths)
+        if not info.name.startswith("_") and not info.ispkg
+    )
