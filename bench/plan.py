@@ -109,7 +109,7 @@ def validate_config(config: RunConfig) -> None:
 def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> dict[str, SystemSpec]:
     """``all``, ``peers`` or registered names -> {name: spec}; unknown names, unknown
     parameters and parameter values a system rejects are usage errors."""
-    from systems.base import SYSTEMS, System
+    from systems.base import SYSTEMS, System, params_from_mapping
 
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
@@ -145,7 +145,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
         if "group_by" in cls._param_names() and "group_by" not in params:
             params["group_by"] = config.group_by  # stacked systems' inner folds follow the run's
         try:
-            instance: System = cls(**params)
+            instance: System = cls(**params_from_mapping(cls, params))
             instance.check_params()
             params = instance.get_params()
             tags = instance.tags()

@@ -1,4 +1,4 @@
-"""report.md and its plots: what a reviewer reads without running anything (issue 6, item 4).
+"""report.md and its plots: what a reviewer reads without running anything.
 
 The layout follows Sibanda & Uzuner (2006): per corpus, one table of systems x {PHI,
 non-PHI} x {precision, recall, F-measure} with the best value of each column in bold
@@ -274,7 +274,9 @@ def render_report(
         f"- Command: `{' '.join(info['command'])}`",
         f"- Date (UTC): {info['started']}; wall time {info['wall_seconds']:.0f} s",
         f"- Seed: {info['seed']}; protocol: {info['protocol']}"
-        + (f" ({info['folds']} folds by document)" if info["protocol"] in ("cv", "auto") else ""),
+        + (f" ({info['folds']} folds)" if info["protocol"] in ("cv", "auto") else ""),
+        f"- Folds grouped by: {_grouping(info)}",
+        *_training_lines(info),
         f"- Backend: {info['backend']} with {info['jobs']} job(s)",
         "- Packages: "
         + ", ".join(f"{k} {v}" for k, v in info["packages"].items() if v is not None),
@@ -295,11 +297,20 @@ def render_report(
             "Records skipped by `--lenient`: " + ", ".join(f"{k}: {v}" for k, v in skipped.items()),
             "",
         ]
-    if result.failures:
+    not_run = [f for f in result.failures if f.get("skipped")]
+    if not_run:
+        seen = {}
+        for f in not_run:
+            seen.setdefault(f["system"], f["error"].removeprefix("skipped: "))
+        out += ["## Not run here", ""]
+        out.append(_md_table([[k, v] for k, v in seen.items()], ["System", "Why"]))
+        out.append("")
+    failures = [f for f in result.failures if not f.get("skipped")]
+    if failures:
         out += ["## Failures", ""]
         out.append(
             _md_table(
-                [[f["system"], f["corpus"], str(f["fold"]), f["error"]] for f in result.failures],
+                [[f["system"], f["corpus"], str(f["fold"]), f["error"]] for f in failures],
                 ["System", "Corpus", "Fold", "Error"],
             )
         )
@@ -387,6 +398,48 @@ def render_report(
         table = entity_table(df, corpus, systems)
         if table:
             out += ["### Entity level (binary PHI)", "", table, ""]
+        table = operating_point_table(result.operating_points, corpus)
+        if table:
+            out += [
+                "### Operating points: what a given recall costs",
+                "",
+                "Precision (%) at the threshold that reaches each recall level, from the "
+                "out-of-fold token scores pooled over the folds (binary PHI, every token); "
+                "the threshold is the system's `threshold` parameter that gives the point. "
+                "Only systems that score tokens appear.",
+                "",
+                table,
+                "",
+            ]
+            key = f"pr_{_slug(corpus)}"
+            if key in plots:
+                out += [f"![Precision-recall curves on {corpus}]({plots[key]})", ""]
+
+    table = variant_table(result.variant_comparison)
+    if table:
+        out += [
+            "## Generalization: trained on authentic notes, tested on a variant",
+            "",
+            "Each fold's model (trained on the authentic training folds only) labels the "
+            "same test notes before and after the variant transform (the paper's §6.3 "
+            "question, without the test notes leaking into training).  Recall (%) on each; "
+            "p: paired approximate randomization over documents on the recall difference.",
+            "",
+            table,
+            "",
+        ]
+    table = tuned_table(info)
+    if table:
+        out += [
+            "## Chosen inside the training folds (`--tune`)",
+            "",
+            "Hyperparameters and decision thresholds selected by an inner cross-validation on "
+            "each outer fold's training documents only (the test fold never reaches "
+            f"selection), objective `{info.get('objective')}`.",
+            "",
+            table,
+            "",
+        ]
 
     if result.learning_curve is not None:
         out += ["## Learning curve", ""]
@@ -397,6 +450,104 @@ def render_report(
     out += ["## Corpora: words per class", "", distribution_table(result.corpora), ""]
     out += ["## Time", "", timing_table(info), ""]
     return "\n".join(out) + "\n"
+
+
+def _grouping(info: Mapping[str, Any]) -> str:
+    grouping = info.get("grouping") or {}
+    kinds = sorted(set(grouping.values()))
+    if not kinds:
+        return "document"
+    if len(kinds) == 1:
+        what = kinds[0]
+        return f"{what} (no {what} on both sides of a split)" if what != "document" else what
+    return "; ".join(f"{c}: {g}" for c, g in grouping.items())
+
+
+def _training_lines(info: Mapping[str, Any]) -> list[str]:
+    lines = []
+    if info.get("tune"):
+        lines.append(
+            f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
+            "(`--tune`)"
+        )
+    if info.get("augment"):
+        lines.append(
+            "- Training augmented with transformed copies of the training documents: "
+            + ", ".join(info["augment"])
+        )
+    if info.get("test_variant"):
+        lines.append(
+            f"- Also tested on the `{info['test_variant']}` variant of each test fold "
+            "(trained on authentic notes only)"
+        )
+    return lines
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_")[:60] or "corpus"
+
+
+def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | None:
+    if points is None or points.empty:
+        return None
+    sel = points[points.corpus == corpus]
+    if sel.empty:
+        return None
+    levels = sorted(sel.recall_level.unique())
+    rows = []
+    for system, g in sel.groupby("system", sort=True):
+        by = {float(r.recall_level): r for r in g.itertuples()}
+        cells = []
+        for level in levels:
+            r = by.get(float(level))
+            if r is None or math.isnan(r.precision):
+                cells.append("not reached")
+            else:
+                cells.append(f"{_pct(r.precision)} (t = {r.threshold:.3g})")
+        rows.append([system, *cells])
+    return _md_table(rows, ["System", *(f"P at R ≥ {100 * lv:g} %" for lv in levels)])
+
+
+def variant_table(comparison: pd.DataFrame | None) -> str | None:
+    if comparison is None or comparison.empty:
+        return None
+    rows = [
+        [
+            r.system,
+            r.corpus,
+            r.variant_corpus,
+            _pct(r.recall_authentic),
+            _pct(r.recall_variant),
+            f"{100 * r.difference:+.1f}",
+            f"{r.p_value:.3g}",
+        ]
+        for r in comparison.itertuples()
+    ]
+    return _md_table(
+        rows, ["System", "Trained and tested on", "Tested on", "R", "R variant", "Δ", "p"]
+    )
+
+
+def tuned_table(info: Mapping[str, Any]) -> str | None:
+    rows = []
+    for cell in info.get("cells", []):
+        fitted = cell.get("fitted") or {}
+        chosen = fitted.get("chosen")
+        if not chosen:
+            continue
+        score = fitted.get("inner_score")
+        rows.append(
+            [
+                cell["system"],
+                cell["corpus"],
+                str(cell["fold"]),
+                ", ".join(f"{k}={v}" for k, v in sorted(chosen.items())),
+                "" if score is None else f"{score:.3f}",
+            ]
+        )
+    if not rows:
+        return None
+    return _md_table(rows, ["System", "Corpus", "Fold", "Chosen", "Inner score"])
 
 
 def learning_curve_table(lc: pd.DataFrame) -> str:
@@ -419,7 +570,8 @@ def _save(fig: Any, path: Path) -> None:
 
 
 def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
-    """f1_ci.png (every run) and learning_curve.png (when one was run)."""
+    """f1_ci.png (every run), learning_curve.png (when one was run) and pr_<corpus>.png
+    (precision-recall curves of the systems that score tokens)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -481,5 +633,24 @@ def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
             ax.legend(fontsize="small")
         paths["learning_curve"] = out / "learning_curve.png"
         _save(fig, paths["learning_curve"])
+        plt.close(fig)
+    for corpus, curves in result.curves.items():
+        if not curves:
+            continue
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        for system, (recall, precision) in sorted(curves.items()):
+            ax.plot(recall, precision, label=system)
+        for level in (0.90, 0.95, 0.99):
+            ax.axvline(level, color="grey", lw=0.6, ls=":")
+        ax.set_xlabel("PHI recall (token)")
+        ax.set_ylabel("PHI precision (token)")
+        ax.set_xlim(0.5, 1.0)
+        ax.set_ylim(0.0, 1.02)
+        ax.set_title(f"Precision-recall, out-of-fold scores: {corpus}"[:80])
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+        key = f"pr_{_slug(corpus)}"
+        paths[key] = out / f"{key}.png"
+        _save(fig, paths[key])
         plt.close(fig)
     return paths

@@ -204,6 +204,8 @@ class RunResult:
     variant_comparison: pd.DataFrame | None = None
     #: How documents were grouped into folds, per corpus (``patient``, ``document``, ...).
     grouping: dict[str, str] = field(default_factory=dict)
+    #: Per corpus, per system that scores tokens: (recall, precision) along the threshold.
+    curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:

@@ -91,6 +91,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         operating_points=scorer.operating_points(),
         variant_comparison=scorer.variant_comparison(),
         grouping=plan.grouping,
+        curves={corpus: scorer.curves(corpus) for corpus in plan.splits},
     )
 
 

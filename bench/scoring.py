@@ -260,8 +260,11 @@ class Scorer:
                     rows.append({"system": system, "corpus": corpus, **point})
         return pd.DataFrame(rows, columns=list(OPERATING_POINT_COLUMNS))
 
-    def curves(self, corpus: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Per system that scores tokens, (recall, precision) along its threshold."""
+    def curves(
+        self, corpus: str, points: int = 400
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per system that scores tokens, (recall, precision) along its threshold, thinned
+        to about ``points`` points evenly spaced in recall (for the plots)."""
         from bench import metrics
 
         out = {}
@@ -271,6 +274,12 @@ class Scorer:
                 continue
             gold, scores = metrics.pooled_binary_scores(got.documents, got.scores)
             precision, recall, _ = metrics.precision_recall_points(gold, scores)
+            if len(recall) > points:
+                keep = np.unique(
+                    np.searchsorted(recall, np.linspace(recall[0], recall[-1], points))
+                )
+                keep = keep[keep < len(recall)]
+                recall, precision = recall[keep], precision[keep]
             out[system] = (recall, precision)
         return out
 

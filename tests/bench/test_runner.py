@@ -21,6 +21,7 @@ from bench.runner import (
     run,
 )
 from corpora import cache
+from corpora.model import Corpus
 from tests.bench.toy import make_corpus
 
 FAST = dict(folds=3, show_progress=False, n_resamples=100, n_shuffles=100)
@@ -229,3 +230,66 @@ def test_one_pass_bootstrap_counts_match_the_exact_per_row_counts() -> None:
         assert (row["f1_ci_low"], row["f1_ci_high"]) == (low, high), row
         checked += 1
     assert checked > 20
+
+
+def test_folds_follow_patients_and_run_json_says_so(toy_systems) -> None:
+    corpus = make_corpus(24, notes_per_patient=3)
+    result = run(_config("toy-memory"), {"toy": corpus})
+    patient = {i: d.metadata["patient"] for i, d in enumerate(corpus.documents)}
+    for split in result.splits["toy"]:
+        assert {patient[i] for i in split.train}.isdisjoint({patient[i] for i in split.test})
+    assert result.grouping == {"toy": "patient"}
+    by_doc = run(_config("toy-memory", group_by="document"), {"toy": corpus})
+    assert by_doc.grouping == {"toy": "document"}
+    with pytest.raises(UsageError, match="no 'patient' key"):
+        run(_config("toy-memory", group_by="patient"), {"toy": make_corpus(12)})
+
+
+def test_test_variant_trains_on_authentic_and_tests_on_the_variant(toy_systems) -> None:
+    from corpora.variants import unseen
+
+    corpus = make_corpus(12)
+    variant = Corpus("unseen:toy", unseen(corpus, seed=0).documents)
+    result = run(
+        _config("toy-memory,toy-capitals", test_variant="unseen"),
+        {"toy": corpus, "unseen:toy": variant},
+    )
+    splits = result.splits["unseen:toy"]
+    assert [s.protocol for s in splits] == ["variant"] * 3
+    assert [s.test for s in splits] == [s.test for s in result.splits["toy"]]
+    assert all(s.train_corpus == "toy" for s in splits)
+    table = result.variant_comparison.set_index("system")
+    # the memorizer learned the training notes' names: new names escape it
+    assert table.loc["toy-memory", "recall_variant"] < table.loc["toy-memory", "recall_authentic"]
+    assert 0 < table.loc["toy-memory", "p_value"] <= 1
+
+
+def test_operating_points_from_out_of_fold_scores(toy_systems) -> None:
+    result = run(_config("toy-scoring,toy-capitals"), {"toy": make_corpus(12)})
+    points = result.operating_points
+    assert set(points.system) == {"toy-scoring"}  # only systems that score tokens
+    assert list(points.recall_level) == [0.90, 0.95, 0.99]
+    assert all(points.recall >= points.recall_level)
+    assert "toy-scoring" in result.curves["toy"]
+    # the reported threshold reproduces the point
+    row = points.iloc[0]
+    again = run(
+        _config("toy-scoring", system_params={"toy-scoring": {"threshold": row.threshold}}),
+        {"toy": make_corpus(12)},
+    )
+    phi = _phi_row(again, "toy-scoring")
+    assert phi.recall == pytest.approx(row.recall) and phi.precision == pytest.approx(row.precision)
+
+
+def test_unavailable_system_is_skipped_not_failed(toy_systems) -> None:
+    result = run(_config("toy-capitals,toy-unavailable"), {"toy": make_corpus(9)})
+    assert result.failures and all(f["skipped"] for f in result.failures)
+    assert not result.failed
+    assert "SKIPPED" in summary_table(result)
+
+
+def test_unknown_parameters_are_usage_errors_before_any_work(toy_systems) -> None:
+    with pytest.raises(UsageError, match="no parameter 'colour'"):
+        run(_config("toy-memory", system_params={"toy-memory": {"colour": 1}}), {})
+    with pytest.raises(UsageError, match="'nosuch' is not among the chosen systems"):
+        run(_config("toy-memory", system_params={"nosuch": {"x": 1}}), {})

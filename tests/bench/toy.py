@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from corpora.model import OUTSIDE, Corpus, Document, Span
-from systems.base import System
+from systems.base import System, SystemUnavailable
 
 _DATE = re.compile(r"^\d{1,2}/\d{1,2}/\d{2,4}$")
 
@@ -89,14 +91,61 @@ class BrokenSystem(System):
         raise RuntimeError("this system is broken on purpose")
 
 
-TOY_SYSTEMS = (CapitalizedSystem, MemorySystem, PeopleOnlySystem, BrokenSystem)
+class ScoringSystem(MemorySystem):
+    """Scores tokens: 2 for a memorized PHI word, 1 for another capitalized word, 0 else;
+    PHI above ``threshold``."""
+
+    name = "toy-scoring"
+    description = "test fixture: memorized words scored"
+
+    def __init__(self, min_count: int = 1, threshold: float = 1.5) -> None:
+        self.min_count = min_count
+        self.threshold = threshold
+
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        return [
+            np.array(
+                [
+                    2.0 if t.text.lower() in self.memory_ else float(t.text[:1].isupper())
+                    for t in d.tokens
+                ]
+            )
+            for d in documents
+        ]
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        return [
+            ["PHI" if s > self.threshold else OUTSIDE for s in scores]
+            for scores in self.score_tokens(documents)
+        ]
+
+
+class UnavailableSystem(System):
+    """Needs a tool this machine does not have."""
+
+    name = "toy-unavailable"
+    description = "test fixture: not installed"
+    requires_training = False
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        raise SystemUnavailable("toytool is not installed (pip install toytool)")
+
+
+TOY_SYSTEMS = (
+    CapitalizedSystem,
+    MemorySystem,
+    PeopleOnlySystem,
+    BrokenSystem,
+    ScoringSystem,
+    UnavailableSystem,
+)
 
 _FIRST = ["John", "Mary", "Peter", "Susan", "Paul", "Linda", "Mark", "Anne", "Karl", "Rita"]
 _LAST = ["Smith", "Jones", "Brown", "Clark", "Lewis", "Young", "Hall", "Allen", "King", "Wood"]
 _HOSP = ["Mercy", "Grace", "Summit", "Harbor", "Valley"]
 
 
-def make_document(i: int, *, split: str | None = None) -> Document:
+def make_document(i: int, *, split: str | None = None, patient: str | None = None) -> Document:
     """One short note with a patient name, a date, a hospital and a doctor."""
     first, last = _FIRST[i % len(_FIRST)], _LAST[(3 * i) % len(_LAST)]
     hosp = _HOSP[i % len(_HOSP)]
@@ -119,13 +168,26 @@ def make_document(i: int, *, split: str | None = None) -> Document:
         if cat is not None:
             spans.append(Span(len(text), len(text) + len(chunk), cat))
         text += chunk
-    metadata = {"split": split} if split else {}
+    metadata: dict[str, str] = {"split": split} if split else {}
+    if patient is not None:
+        metadata["patient"] = patient
     return Document(id=f"toy-{i:03d}", text=text, spans=tuple(spans), metadata=metadata)
 
 
-def make_corpus(n: int = 12, name: str = "toy", *, with_split: bool = False) -> Corpus:
+def make_corpus(
+    n: int = 12,
+    name: str = "toy",
+    *,
+    with_split: bool = False,
+    notes_per_patient: int | None = None,
+) -> Corpus:
+    """``n`` toy notes; with ``notes_per_patient`` consecutive notes share a patient key."""
     docs = tuple(
-        make_document(i, split=("test" if i % 4 == 0 else "train") if with_split else None)
+        make_document(
+            i,
+            split=("test" if i % 4 == 0 else "train") if with_split else None,
+            patient=None if notes_per_patient is None else f"p{i // notes_per_patient}",
+        )
         for i in range(n)
     )
     return Corpus(name=name, documents=docs)

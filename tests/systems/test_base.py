@@ -72,3 +72,92 @@ def test_register_requires_name() -> None:
 
     with pytest.raises(ValueError, match="must set"):
         register(Nameless)
+
+
+def test_tags_are_declared_and_computed_from_the_instance(registered) -> None:
+    tags = get_system("test-capitalized").tags()
+    assert not tags.requires_training and not tags.uses_nlp
+    assert not tags.predicts_categories and not tags.scores_tokens
+    assert tags.evaluated_labels is None
+    from systems.svm import LocalContextSVM
+
+    assert not LocalContextSVM().tags().predicts_categories
+    assert LocalContextSVM(mode="multiclass").tags().predicts_categories
+    assert LocalContextSVM().tags().scores_tokens and LocalContextSVM().tags().uses_nlp
+
+
+def test_check_params_rejects_bad_values_before_any_work() -> None:
+    from systems.svm import LocalContextSVM
+
+    with pytest.raises(ValueError, match="mode must be one of"):
+        LocalContextSVM(mode="ternary").check_params()
+
+
+_DROPPED = '''
+from systems.base import System, register
+
+
+@register
+class Dropped(System):
+    name = "{name}"
+    description = "a system found by dropping its file into systems/"
+    requires_training = False
+
+    def __init__(self) -> None:
+        pass
+
+    def predict(self, documents):
+        return [["O" for _ in d.tokens] for d in documents]
+'''
+
+
+def _list_systems(env: dict[str, str] | None = None, cwd: str | None = None) -> str:
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "list"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_file_dropped_into_systems_is_discovered() -> None:
+    from pathlib import Path
+
+    import systems
+
+    name = "zz-dropped-test-system"
+    path = Path(systems.__file__).parent / "zz_dropped_test_system.py"
+    assert not path.exists()
+    try:
+        path.write_text(_DROPPED.format(name=name))
+        assert name in _list_systems()
+    finally:
+        path.unlink(missing_ok=True)
+    assert name not in _list_systems()
+
+
+def test_an_installed_package_registers_through_entry_points(tmp_path) -> None:
+    """The route for packages outside this repository: the deid_bench.systems group."""
+    pkg = tmp_path / "outside_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    plugin = _DROPPED.format(name="outside-plugin").replace("@register\n", "")
+    (pkg / "plugin.py").write_text(plugin)
+    dist = tmp_path / "outside_pkg-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: outside-pkg\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        "[deid_bench.systems]\noutside-plugin = outside_pkg.plugin:Dropped\n"
+    )
+    import os
+
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    assert "outside-plugin" in _list_systems({"PYTHONPATH": path})

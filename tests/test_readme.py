@@ -1,0 +1,49 @@
+"""The README's worked example runs exactly as printed."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _adding_a_system() -> tuple[str, str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Adding a system") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    command = re.search(r"\n    (python -m bench run --systems mine[^\n]*)\n", section)
+    assert code and command, "the README's worked example is missing"
+    return code.group(1), command.group(1)
+
+
+@pytest.mark.slow
+def test_readme_worked_example_runs_as_printed(tmp_path) -> None:
+    code, command = _adding_a_system()
+    target = ROOT / "systems" / "mine.py"
+    assert not target.exists(), "systems/mine.py exists: the test would overwrite it"
+    env = {**os.environ, "DEID_BENCH_CACHE": str(tmp_path / "cache")}
+    try:
+        target.write_text(code, encoding="utf-8")
+        argv = shlex.split(command)
+        assert argv[:3] == ["python", "-m", "bench"]
+        done = subprocess.run(
+            [sys.executable, *argv[1:]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        target.unlink(missing_ok=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.search(r"authentic\s+mine\s+\d", done.stdout), done.stdout
+    reports = list((tmp_path / "reports").glob("*/report.md"))
+    assert len(reports) == 1 and "mine" in reports[0].read_text()
