@@ -206,6 +206,8 @@ class RunResult:
     grouping: dict[str, str] = field(default_factory=dict)
     #: Per corpus, per system that scores tokens: (recall, precision) along the threshold.
     curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    #: Re-implementations beside their originals (:mod:`bench.peer_comparison`).
+    peer_comparison: pd.DataFrame | None = None
 
     @property
     def failed(self) -> bool:
