@@ -313,7 +313,14 @@ def worker_environment(config: RunConfig) -> dict[str, str]:
     env = {"DEID_BENCH_NO_CACHE": os.environ.get("DEID_BENCH_NO_CACHE", "")}
     if config.dictionaries:
         env["DEID_BENCH_DICTIONARIES"] = str(Path(config.dictionaries).resolve())
-    for name in ("DEID_BENCH_DICTIONARIES", "NLTK_DATA", "DEID_BENCH_NO_DOWNLOAD"):
+    for name in (
+        "DEID_BENCH_DICTIONARIES",
+        "NLTK_DATA",
+        "DEID_BENCH_NO_DOWNLOAD",
+        "DEID_BENCH_PEERS",  # external tools named in a TOML file (systems.command)
+        "DEID_BENCH_DEIDPL",
+        "DEID_BENCH_SHARED",
+    ):
         if name not in env and os.environ.get(name):
             env[name] = os.environ[name]
     if config.backend != "dask":  # a remote worker keeps its own cache directory

@@ -43,7 +43,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from corpora.model import Document
-from systems.base import SYSTEMS, Preset, params_from_mapping, register, register_preset
+from systems.base import (
+    SYSTEMS,
+    Preset,
+    SystemUnavailable,
+    params_from_mapping,
+    register,
+    register_preset,
+)
 from systems.external import ExternalSystem, FoundSpan, NoteError, files_fingerprint, run_tool
 from systems.span_recovery import FORMATS, OFFSET_UNITS, recover_spans
 
@@ -104,8 +111,8 @@ class CommandSystem(ExternalSystem):
 
     def check_params(self) -> None:
         super().check_params()
-        if not str(self.cmd).strip():
-            raise ValueError("no command: use --param command.cmd='TOOL {input}' (docs/peers.md)")
+        if not isinstance(self.cmd, str):
+            raise ValueError(f"cmd {self.cmd!r}: a command line (a string)")
         try:
             shlex.split(self.cmd)
         except ValueError as exc:
@@ -148,6 +155,11 @@ class CommandSystem(ExternalSystem):
         return argv, uses_input, uses_output
 
     def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+        if not self.cmd.strip():
+            raise SystemUnavailable(
+                "no command given: --param command.cmd='TOOL {input}' or a --peers file "
+                "(docs/peers.md)"
+            )
         return [self._one(doc) for doc in documents]
 
     def _one(self, doc: Document) -> list[FoundSpan] | NoteError:

@@ -21,7 +21,8 @@ Two kinds of output (``output`` parameter of :mod:`systems.command`):
 
 **Alignment** (:func:`align_redacted`).  Both texts are cut into word tokens (runs of
 letters and digits) and single punctuation marks -- whitespace is ignored, so a tool that
-reflows lines does not matter -- and :class:`difflib.SequenceMatcher` (no junk heuristic)
+reflows lines does not matter; a whole tag of the output is one token, so the words inside
+it never align with the note's -- and :class:`difflib.SequenceMatcher` (no junk heuristic)
 finds the longest common subsequences of tokens.  Every stretch of the note that is
 replaced or deleted in the output is a PHI span, from its first token's start to its last
 token's end; its type is read from the first tag in the replacement (the words inside
@@ -54,6 +55,13 @@ OFFSET_UNITS = ("chars", "bytes")
 _SPAN_LINE = re.compile(r"^\s*(\d+)[\s,]+(\d+)(?:[\s,]+(.*?))?\s*$")
 _TYPE_KEYS = ("type", "label", "entity_type", "category", "tag", "kind")
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+#: Tokens of the redacted side: a whole tag is one token, so the words and digits inside
+#: ``[**DATE 1**]`` cannot align with the note's own words.
+_REDACTED_TOKEN = re.compile(
+    r"\[\*\*.*?\*\*\]|<\s*[A-Za-z][\w -]*?\s*>|\[\s*[A-Za-z][\w -]*?\s*\]"
+    r"|\{\{?\s*[A-Za-z][\w -]*?\s*\}?\}|\w+|[^\w\s]",
+    re.UNICODE | re.S,
+)
 _TAGS = (
     re.compile(r"\[\*\*\s*(.*?)\s*\*\*\]", re.S),  # deid.pl / MIMIC: [**Hospital 1**]
     re.compile(r"<\s*([A-Za-z][\w -]*?)\s*>"),  # <PERSON>
@@ -166,8 +174,8 @@ def _json_span(item: object, where: str) -> tuple[int, int, str | None]:
     return start, end, None if kind is None else str(kind)
 
 
-def _tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+def _tokens(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in pattern.finditer(text)]
 
 
 def tag_type(replacement: str) -> str | None:
@@ -211,7 +219,7 @@ def _align(text: str, redacted: str, offset: int) -> tuple[list[FoundSpan], int,
     a = _tokens(text)
     if not a:
         return [], 0, 0
-    b = _tokens(redacted)
+    b = _tokens(redacted, _REDACTED_TOKEN)
     matcher = difflib.SequenceMatcher(None, [t for t, _, _ in a], [t for t, _, _ in b], False)
     spans: list[FoundSpan] = []
     kept = 0
