@@ -109,7 +109,7 @@ def validate_config(config: RunConfig) -> None:
 def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> dict[str, SystemSpec]:
     """``all``, ``peers`` or registered names -> {name: spec}; unknown names, unknown
     parameters and parameter values a system rejects are usage errors."""
-    from systems.base import SYSTEMS, System, params_from_mapping
+    from systems.base import SYSTEMS, Preset, System, params_from_mapping
 
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
@@ -152,7 +152,14 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
         except (TypeError, ValueError, KeyError) as exc:
             reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             raise UsageError(f"system {name!r}: {reason}") from None
-        specs[name] = SystemSpec(name, cls, params, tags, _wrappers(instance, config))
+        specs[name] = SystemSpec(
+            name,
+            cls,
+            params,
+            tags,
+            _wrappers(instance, config),
+            preset_description=entry.description if isinstance(entry, Preset) else None,
+        )
     return specs
 
 

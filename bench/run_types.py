@@ -123,6 +123,8 @@ class SystemSpec:
     params: Mapping[str, Any]
     tags: Tags
     wrappers: tuple[tuple[type[System], Mapping[str, Any]], ...] = ()
+    #: A preset's own description (``philter-lenient`` is not Philter as it ships).
+    preset_description: str | None = None
 
     def build(self) -> System:
         """A fresh instance, wrapped as the run asks."""
@@ -133,7 +135,7 @@ class SystemSpec:
 
     @property
     def description(self) -> str:
-        return self.cls.description
+        return self.preset_description or self.cls.description
 
 
 @dataclass(frozen=True)
