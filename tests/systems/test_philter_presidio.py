@@ -54,6 +54,11 @@ def test_both_say_how_to_install_them_when_missing(monkeypatch) -> None:
     with pytest.raises(SystemUnavailable, match=r"pip install -e '\.\[peers\]'"):
         Presidio().predict([NOTE])
     assert SYSTEMS.get("philter-lenient").params["mode"] == "matched"
+    from bench.plan import resolve_systems
+
+    specs = resolve_systems(["philter,philter-lenient"])
+    assert "as it ships" in specs["philter"].description
+    assert "not as shipped" in specs["philter-lenient"].description
 
 
 @needs_philter
