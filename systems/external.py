@@ -34,6 +34,7 @@ shown, since tools echo their input).  ``on_error`` decides how the note is scor
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import os
 import re
@@ -237,6 +238,76 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     except (ProcessLookupError, PermissionError):
         proc.kill()
     proc.communicate()
+
+
+def _serve(conn: Any, init: Any, initargs: tuple[Any, ...], func: Any) -> None:
+    """The loop of :func:`run_isolated`'s child: ``func(state, item)`` per item received."""
+    state = init(*initargs)
+    while True:
+        item = conn.recv()
+        if item is None:
+            return
+        try:
+            conn.send(("ok", func(state, item)))
+        except Exception as exc:  # reported per item; the child goes on
+            conn.send(("error", type(exc).__name__))
+
+
+def run_isolated(
+    func: Any,
+    items: Sequence[Any],
+    *,
+    init: Any,
+    initargs: tuple[Any, ...] = (),
+    timeout: float,
+    startup: float = 120.0,
+) -> list[Any]:
+    """``func(init(*initargs), item)`` for each item, in a child process, with ``timeout``
+    seconds per item: a library that hangs on one note (a regular expression that
+    backtracks forever) cannot be interrupted in-process, so it runs in a child that is
+    killed and started again.  Returns each result, or a :class:`NoteError` for an item
+    that timed out, raised, or killed the child.  ``func`` and ``init`` must be importable
+    module-level functions (the child is spawned, not forked)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    results: list[Any] = []
+    proc = conn = None
+    try:
+        for item in items:
+            fresh = proc is None
+            if proc is None:
+                conn, child = ctx.Pipe()
+                proc = ctx.Process(target=_serve, args=(child, init, initargs, func))
+                proc.start()
+                child.close()
+            conn.send(item)
+            try:
+                ready = conn.poll(timeout + (startup if fresh else 0.0))
+                status, value = conn.recv() if ready else ("timeout", None)
+            except (EOFError, OSError):
+                status, value = "died", None
+            if status == "ok":
+                results.append(value)
+                continue
+            if status == "error":
+                results.append(NoteError(f"raised {value}"))
+                continue
+            proc.kill()
+            proc.join()
+            proc = None
+            results.append(
+                NoteError(f"timed out after {timeout:g} s" if status == "timeout" else "crashed")
+            )
+    finally:
+        if proc is not None:
+            with contextlib.suppress(OSError, ValueError):
+                conn.send(None)
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+    return results
 
 
 @lru_cache(maxsize=256)

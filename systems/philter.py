@@ -28,9 +28,13 @@ Types: the filter file gives few of its PHI filters a type (dates are ``DATE``);
 filters are ``OTHER`` in Philter, read here as binary ``PHI`` (it does not mean our
 OTHER category), and masked text outside any PHI filter is binary ``PHI`` too.
 
-Philter's detections of a document (offsets only, never text) are cached on disk under the
-document, the filter file and the philter-lite version, so both configurations -- and
-repeated runs -- tag each note once.
+Philter runs in a child process with ``timeout`` seconds per note (default 60): some of its
+regular expressions backtrack without end on some notes (one PhysioNet note ran for over
+ten minutes), and a library call cannot be interrupted in-process.  Such a note is a named
+error, scored as ``on_error`` says (:mod:`systems.external`).  Philter's detections of a
+document (offsets only, never text) are cached on disk under the document, the filter file
+and the philter-lite version, so both configurations -- and repeated runs -- tag each note
+once.
 """
 
 from __future__ import annotations
@@ -44,7 +48,13 @@ from typing import Any, ClassVar
 from corpora import cache, nlp
 from corpora.model import Document
 from systems.base import SystemUnavailable, register, register_preset
-from systems.external import ExternalSystem, FoundSpan, NoteError, files_fingerprint
+from systems.external import (
+    ExternalSystem,
+    FoundSpan,
+    NoteError,
+    files_fingerprint,
+    run_isolated,
+)
 
 #: What a user installs to get Philter.
 INSTALL = "pip install -e '.[peers]' (philter-lite)"
@@ -71,6 +81,9 @@ class Philter(ExternalSystem):
         PHI filter matches).
     filters:
         A Philter filter file (TOML); ``None``: the one philter-lite ships.
+    timeout:
+        Seconds one note may take (Philter runs in a child process that is killed and
+        restarted when a note exceeds it).
     labels, on_error, tool:
         As for every external system (:mod:`systems.external`).
     """
@@ -84,12 +97,14 @@ class Philter(ExternalSystem):
         self,
         mode: str = "shipped",
         filters: str | None = None,
+        timeout: float = 60.0,
         labels: Mapping[str, str] | str | None = None,
         on_error: str = "redact",
         tool: str = "",
     ) -> None:
         self.mode = mode
         self.filters = filters
+        self.timeout = timeout
         self.labels = labels
         self.on_error = on_error
         self.tool = tool
@@ -100,6 +115,8 @@ class Philter(ExternalSystem):
             raise ValueError(f"mode {self.mode!r}: use {', '.join(MODES)}")
         if self.filters is not None and not Path(self.filters).is_file():
             raise ValueError(f"filters {self.filters!r}: no such file")
+        if not (isinstance(self.timeout, int | float) and self.timeout > 0):
+            raise ValueError(f"timeout {self.timeout!r}: a positive number of seconds")
 
     def _filter_path(self) -> Path:
         if self.filters is not None:
@@ -124,24 +141,31 @@ class Philter(ExternalSystem):
     def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
         if _version() is None:
             raise SystemUnavailable(f"philter-lite is not installed: {INSTALL}")
-        import philter_lite
-
         nlp.require("averaged_perceptron_tagger_eng")
         path = self._filter_path()
-        patterns = philter_lite.load_filters(str(path))
         code = cache.make_key(_version(), files_fingerprint([path]))
+        keys = [cache.make_key(code, doc.fingerprint) for doc in documents]
+        found: dict[int, Any] = {}
+        for i, key in enumerate(keys):
+            hit = cache.load(_CACHE, key)
+            if hit is not cache.MISSING:
+                found[i] = hit
+        todo = [i for i in range(len(documents)) if i not in found]
+        detected = run_isolated(
+            _detect,
+            [documents[i].text for i in todo],
+            init=_load_filters,
+            initargs=(str(path),),
+            timeout=float(self.timeout),
+        )
+        for i, got in zip(todo, detected, strict=True):
+            found[i] = got
+            if not isinstance(got, NoteError):
+                cache.store(_CACHE, keys[i], got)
         out: list[list[FoundSpan] | NoteError] = []
-        for doc in documents:
-            try:
-                safe, phi = cache.cached(
-                    _CACHE,
-                    cache.make_key(code, doc.fingerprint),
-                    lambda doc=doc: _detect(philter_lite, patterns, doc.text),
-                )
-            except Exception as exc:  # a filter failing on one note fails that note only
-                out.append(NoteError(f"philter raised {type(exc).__name__}"))
-                continue
-            out.append(self._spans(doc.text, safe, phi))
+        for i, doc in enumerate(documents):
+            got = found[i]
+            out.append(got if isinstance(got, NoteError) else self._spans(doc.text, *got))
         return out
 
     def _spans(
@@ -162,10 +186,17 @@ class Philter(ExternalSystem):
         return spans
 
 
-def _detect(
-    philter_lite: Any, patterns: Any, text: str
-) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
+def _load_filters(path: str) -> Any:
+    """In the child process: Philter's filters, loaded once."""
+    import philter_lite
+
+    return philter_lite.load_filters(path)
+
+
+def _detect(patterns: Any, text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
     """Philter's safe ranges and typed PHI ranges of one note (offsets only)."""
+    import philter_lite
+
     include, _, tracker = philter_lite.detect_phi(text, patterns=patterns)
     safe = [(int(s), int(e)) for s, e in include.filecoords()]
     phi = [(int(p.start), int(p.stop), str(p.phi_type)) for p in tracker.phi]
