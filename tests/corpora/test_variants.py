@@ -238,3 +238,15 @@ def test_variants_of_physionet(physionet_dir) -> None:
             new.validate()
             if name != "ambiguous":
                 assert _outside(old) == _outside(new)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_variants_keep_the_template_family(name, base, variants) -> None:
+    from corpora.folds import document_kfold
+
+    corpus = variants[name]
+    assert [d.metadata["template"] for d in corpus] == [d.metadata["template"] for d in base]
+    docs = list(corpus)
+    for train, test in document_kfold(docs, 5, 0, group_by="template"):
+        train_families = {docs[i].metadata["template"] for i in train}
+        assert not train_families & {docs[i].metadata["template"] for i in test}
