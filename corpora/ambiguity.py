@@ -334,10 +334,32 @@ class _Plan:
     reserved: frozenset[str]
 
 
-def _plan(documents: list[Document], rng: random.Random) -> _Plan:
-    """Choose where non-PHI uses go, then each word's PHI quota (:data:`PHI_SHARE`)."""
+def _plan(documents: list[Document], eligible: list[Counter[str]], rng: random.Random) -> _Plan:
+    """Choose where non-PHI uses go, then each word's PHI quota (:data:`PHI_SHARE`).
+
+    The PHI to make ambiguous is Table 6's share of each class of ``eligible`` PHI; the
+    non-PHI uses it needs (at :data:`PHI_SHARE`) come from the base's own uses first, then
+    from inserted sentences, up to :data:`INSERTED_SHARE` of the base.  A base with more
+    ordinary uses than its PHI can balance (PhysioNet: 0.5 % of tokens are PHI) uses a
+    random subset of the candidates and inserts nothing, so the share stays 22 %.
+    """
     words = candidates()
     nonphi = natural_uses(documents, words)
+    ratio = PHI_SHARE / (1 - PHI_SHARE)
+    target = sum(
+        a / n * sum(counts[c] for counts in eligible)
+        for c, (a, n) in TABLE6_AMBIGUOUS_WORDS.items()
+    )
+    needed = target / ratio
+    if sum(nonphi.values()) >= needed:
+        order = sorted(nonphi)
+        rng.shuffle(order)
+        chosen: dict[str, int] = {}
+        for word in order:
+            if sum(chosen.values()) >= needed:
+                break
+            chosen[word] = nonphi[word]
+        return _Plan([[] for _ in documents], _quotas(chosen, ratio, rng), frozenset(nonphi))
     styles = [case_style(d.text) for d in documents]
     points = [insertion_points(d.text, [(s.start, s.end) for s in d.spans]) for d in documents]
     by_word: dict[str, list[tuple[Use, list[int]]]] = {}
@@ -354,7 +376,7 @@ def _plan(documents: list[Document], rng: random.Random) -> _Plan:
     inserted = 0
     choices = sorted(by_word)
     for _ in range(20 * len(documents) + 1000):
-        if inserted >= budget or not choices:
+        if inserted >= budget or not choices or sum(nonphi.values()) >= needed:
             break
         word = rng.choice(choices)
         use, docs = rng.choice(by_word[word])
@@ -368,12 +390,16 @@ def _plan(documents: list[Document], rng: random.Random) -> _Plan:
         insertions[i].append((rng.choice(points[i][context][section]), " " + text))
         nonphi[word] += 1
         inserted += len(_TOKENS.findall(text))
-    ratio = PHI_SHARE / (1 - PHI_SHARE)
+    return _Plan(insertions, _quotas(nonphi, ratio, rng), frozenset(nonphi))
+
+
+def _quotas(nonphi: dict[str, int], ratio: float, rng: random.Random) -> dict[str, int]:
+    """PHI uses per word: ``ratio`` times its non-PHI uses, rounded at random."""
     quota = {}
     for word, n in sorted(nonphi.items()):
         expected = ratio * n
         quota[word] = int(expected) + (rng.random() < expected - int(expected))
-    return _Plan(insertions, {w: q for w, q in quota.items() if q > 0}, frozenset(nonphi))
+    return {w: q for w, q in quota.items() if q > 0}
 
 
 class _Quotas:
@@ -501,9 +527,9 @@ def _states() -> frozenset[str]:
 def ambiguous_documents(documents: list[Document], seed: int, version: int) -> list[Document]:
     """The ambiguous corpus's documents (before flagging), see :mod:`corpora.variants`."""
     rng = random.Random(f"deid-bench:ambiguous-plan:{version}:{seed}")
-    plan = _plan(documents, rng)
-    quotas = _Quotas(plan.quota, rng)
     eligible = [_eligible(d) for d in documents]
+    plan = _plan(documents, eligible, rng)
+    quotas = _Quotas(plan.quota, rng)
     left = Counter[str]()
     for counts in eligible:
         left.update(counts)

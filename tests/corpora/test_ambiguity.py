@@ -102,3 +102,22 @@ def test_insert_text_moves_spans_and_marks_exactly() -> None:
     assert new.metadata["kind"] == "note"
     with pytest.raises(ValueError, match="inside span"):
         insert_text(doc, [(14, "x")])
+
+
+def test_a_base_with_little_phi_uses_its_own_words_and_inserts_nothing(tmp_path, monkeypatch):
+    from collections import Counter
+
+    from corpora.ambiguity import INSERTED_KEY
+    from corpora.load import get_variant
+    from corpora.model import FLAG_AMBIGUOUS, OUTSIDE, Corpus
+
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path))
+    text = "GI: Brown stool. Will cont. Good UO, foley draining.\nPlan: call Dr. Smith."
+    start = text.index("Smith")
+    docs = tuple(Document(f"n{i}", text, (Span(start, start + 5, "DOCTOR"),)) for i in range(40))
+    out = get_variant("ambiguous")(Corpus("few-phi", docs), seed=0)
+    assert not any(d.metadata.get(INSERTED_KEY) for d in out)
+    flagged = Counter(
+        tok.label != OUTSIDE for d in out for tok in d.tokens if FLAG_AMBIGUOUS in tok.flags
+    )
+    assert flagged[True] and 0.1 < flagged[True] / sum(flagged.values()) < 0.4

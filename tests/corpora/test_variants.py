@@ -263,8 +263,15 @@ def test_variants_of_physionet(physionet_dir) -> None:
         for old, new in zip(sub, out, strict=True):
             new.validate()
             assert _outside(old) == _outside(new)
-        if name == "ambiguous":  # nursing-note sections take inserted non-PHI uses too
-            assert sum(len(d.metadata.get(INSERTED_KEY, ())) for d in out) > len(sub) / 2
+        if name == "ambiguous":
+            # 0.5 % of these notes' tokens are PHI: their own ordinary uses of candidate words
+            # outnumber what the PHI can balance, so nothing is inserted and a subset of the
+            # words keeps the share of PHI among ambiguous tokens near Table 6's 22 %
+            assert not any(d.metadata.get(INSERTED_KEY) for d in out)
+            flags = Counter(
+                tok.label != OUTSIDE for d in out for tok in d.tokens if FLAG_AMBIGUOUS in tok.flags
+            )
+            assert 0.1 < flags[True] / (flags[True] + flags[False]) < 0.35
 
 
 @pytest.mark.parametrize("name", VARIANTS)
