@@ -249,6 +249,7 @@ def su06_corpus_columns() -> dict[str, dict[str, int]]:
         "table10_not_in_dictionary": rows(SU06_TABLE10_NOT_IN_DICTIONARY),
     }
 
+
 #: Stat De-id report, i2b2 2006 challenge test set (§5.3, Table 2), percent.
 SD_I2B2 = [
     ("re-implementation", "svm", "PHI", 97.37, 93.52, 95.41),

@@ -240,8 +240,7 @@ DISCHARGE: dict[str, list[str]] = {
         "[{DX}|{DX} on HD] [since|x] [{YEAR}|{NUM} yrs][, last admit {DATES}|]",
         "[Admission|Admit|Hospitalization] [for|w/] [{DX}|{CC}] [{DATES}|{YEAR}|{DATEL}][ at "
         "{HOSPA}|]",
-        "[{DX}|mild {DX}|severe {DX}] [per|on] [echo|cath|CT|{TEST}] [{DATES}|{YEAR}][ "
-        "({HOSPA})|]",
+        "[{DX}|mild {DX}|severe {DX}] [per|on] [echo|cath|CT|{TEST}] [{DATES}|{YEAR}][ ({HOSPA})|]",
     ],
     "MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}, recently increased by Dr. {DOCL}"],
     "ALLERGIES": ["NKDA.", "{DRUG} (rash).", "{DRUG} -> hives.", "Penicillins; {DRUG}."],
