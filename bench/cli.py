@@ -1,9 +1,9 @@
-"""``python -m bench``: list systems and corpora, show a corpus's Table 1, run the benchmark.
+"""``python -m bench``: list systems and corpora, corpus Tables 1, 6, 10, run the benchmark.
 
 Subcommands (each has ``--help``)::
 
     list                               systems and corpora, one line each
-    corpus stats CORPUS                words per PHI category (Sibanda & Uzuner 2006, Table 1)
+    corpus stats CORPUS                Tables 1, 6, 10 of Sibanda & Uzuner 2006, beside theirs
     run --systems all|NAME,... --corpora all|CORPUS,... --folds K --seed S --out DIR
     learning-curve --systems ... --corpora ...   training fractions 3.125 %-100 %
     ablation CORPUS --mode only|without          feature-class ablations (Stat De-id §5.4)
@@ -235,8 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
     stats = corpus_sub.add_parser(
         "stats",
-        help="words per PHI category (Table 1) as Markdown",
-        description="Words per PHI category and totals (Sibanda & Uzuner 2006, Table 1).",
+        help="words per PHI category, ambiguous, not in a dictionary (Tables 1, 6, 10)",
+        description="Tokens per PHI category, of them ambiguous and not in a dictionary, "
+        "beside the paper's figures (Sibanda & Uzuner 2006, Tables 1, 6 and 10).",
     )
     stats.add_argument("corpus", metavar="CORPUS", help="an embedded corpus or KIND:PATH spec")
     _common_corpus_options(stats)
@@ -357,15 +358,11 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
 
 
 def cmd_corpus_stats(args: argparse.Namespace) -> int:
-    corpus = _load(args.corpus, args)
-    try:
-        from corpora.stats import stats_markdown
-    except ImportError:
-        from bench.report import distribution_table
+    from bench.paper_figures import su06_corpus_columns
+    from corpora.stats import stats_markdown
 
-        print(distribution_table({args.corpus: corpus}))
-    else:
-        print(stats_markdown(corpus))
+    corpus = _load(args.corpus, args)
+    print(stats_markdown(corpus, su06_corpus_columns()))
     return EXIT_OK
 
 

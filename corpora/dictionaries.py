@@ -332,10 +332,12 @@ def _default_dictionaries() -> Dictionaries:
     out.add("us_states", geo["us_states"])
     out.add("us_state_abbreviations", geo["us_state_abbreviations"])
     out.add("countries", geo["countries"])
+    # Hospital stems only from system-side cities and surnames: a stem built on a held-back
+    # city ("kansas city general") would put that city in a system dictionary and undo the
+    # "not found in dictionaries" condition for every hospital named after it.
+    top_cities = [c for c in geo["us_cities"][:400] if system_side(c)]
     top_last = [n for n in census["last_names"][:500] if system_side(n)]
-    out.add("hospitals", _hospital_stems(geo["us_cities"][:400], top_last))
-    out.add("hospitals", (c for c in geo["us_cities"][:400] if not system_side(c)), ambiguous=False)
-    out.lists["hospitals"] = {h for h in out.lists["hospitals"] if system_side(h.split()[0])}
+    out.add("hospitals", _hospital_stems(top_cities, top_last))
     out.add("months", MONTHS)
     out.add("medical_terms", _data_list("medical_terms"))
     out.add("medical_terms", _data_list("drugs"))

@@ -11,6 +11,10 @@ few lines of code.  One JSON object per line, UTF-8::
      "metadata": {"source": "demo"}}
 
 ``id`` and ``text`` are required; ``spans``, ``marks`` and ``metadata`` default to empty.
+An optional ``group`` (a string) names the patient -- or any unit whose notes must stay
+together -- so that cross-validation keeps the unit on one side of every split; it is held
+as ``metadata["patient"]``, the key ``--group-by patient`` (and ``auto``) group by, and
+:func:`write_jsonl` writes that key back as ``group``.
 Categories are the harness labels themselves (no mapping).  Offsets are Python string
 indices (code points) into ``text``.  Blank lines are ignored; unknown keys are an error
 (they are usually a misspelt key, which would otherwise silently drop annotations).
@@ -29,18 +33,28 @@ from corpora.load import ReadResult, reader
 from corpora.model import Corpus, CorpusError, Document, Mark, Span
 from corpora.readers._common import Leniency, build_document, check_unique, decode, read_bytes
 
-_KEYS = frozenset({"id", "text", "spans", "marks", "metadata"})
+_KEYS = frozenset({"id", "text", "spans", "marks", "metadata", "group"})
+#: The metadata key a top-level ``group`` is held under (what :mod:`corpora.folds` groups by).
+GROUP_KEY = "patient"
 
 
 def document_to_json(doc: Document) -> dict[str, Any]:
-    """The JSON object of one document (the inverse of the reader)."""
-    return {
-        "id": doc.id,
-        "text": doc.text,
-        "spans": [{"start": s.start, "end": s.end, "category": s.category} for s in doc.spans],
-        "marks": [{"start": m.start, "end": m.end, "flag": m.flag} for m in doc.marks],
-        "metadata": dict(doc.metadata),
-    }
+    """The JSON object of one document (the inverse of the reader).
+
+    A string ``metadata["patient"]`` is written as the top-level ``group``.
+    """
+    metadata = dict(doc.metadata)
+    group = metadata.get(GROUP_KEY)
+    obj: dict[str, Any] = {"id": doc.id}
+    if isinstance(group, str):
+        obj["group"] = metadata.pop(GROUP_KEY)
+    obj.update(
+        text=doc.text,
+        spans=[{"start": s.start, "end": s.end, "category": s.category} for s in doc.spans],
+        marks=[{"start": m.start, "end": m.end, "flag": m.flag} for m in doc.marks],
+        metadata=metadata,
+    )
+    return obj
 
 
 def write_jsonl(
@@ -108,6 +122,13 @@ def _document(obj: Any, file: str, number: int) -> Document:
         raise CorpusError(f"unknown keys {sorted(unknown)}", **where)
     text = _require(obj.get("text"), str, "'text'", where)
     metadata = _require(obj.get("metadata", {}), dict, "'metadata'", where)
+    if "group" in obj:
+        group = _require(obj["group"], str, "'group'", where)
+        if not group:
+            raise CorpusError("'group' must not be empty", **where)
+        if metadata.get(GROUP_KEY, group) != group:
+            raise CorpusError(f"'group' and metadata.{GROUP_KEY} differ", **where)
+        metadata = {**metadata, GROUP_KEY: group}
     spans = [Span(s, e, c) for s, e, c in _items(obj, "spans", ("start", "end", "category"), where)]
     marks = [Mark(s, e, f) for s, e, f in _items(obj, "marks", ("start", "end", "flag"), where)]
     if len(set(spans)) != len(spans):
