@@ -663,3 +663,59 @@ def year_tokens(forms: Sequence[str]) -> list[int]:
         elif prev in events or nxt in events:
             out.append(i)
     return out
+
+
+# --------------------------------------------------------------------------- context words
+#
+# Both rule-based baselines descend from one program.  The heuristic system of Sibanda &
+# Uzuner (2006, §4.1) is Douglass's (2005); the deid 1.1 program (Neamatullah et al. 2008)
+# is its later version by the same group, and its source names Douglass as its original
+# author.  The 2006 paper describes the heuristic's context clues only by example --
+# "titles, e.g. Mr.; name indicators, e.g. proxy, daughter; location indicators, e.g.
+# lives in" -- and every example is in the deid program's lists, the published form of
+# those lookup tables.  So both systems read their context words from here, once.  They
+# use them differently, each as its description says: the heuristic looks at the word or
+# two before a token (one-word name indicators, two-word location phrases); the MIMIC rules
+# match every phrase in the text (:mod:`systems.mimic_rules.names`, ``.locations``).
+
+#: Words and phrases after which a person's name follows: relatives, other people around a
+#: patient, and naming phrases (plural forms and in-laws as notes write them).
+NAME_INDICATORS: tuple[str, ...] = (
+    # family
+    "daughter", "daughters", "dtr", "son", "sons", "wife", "husband", "spouse", "partner",
+    "mother", "mom", "father", "dad", "brother", "brothers", "sister", "sisters", "neice",
+    "nephew", "cousin", "aunt", "uncle", "granddaughter", "grandson", "grandmother",
+    "grandmom", "grandfather", "granddad", "relative", "family member", "son-in-law",
+    "daughter-in-law", "dtr-in-law", "sister-in-law", "brother-in-law", "mother-in-law",
+    "father-in-law",
+    # other people
+    "proxy", "proxys", "friend", "friends", "boyfriend", "girlfriend", "significant other",
+    "neighbor", "visitor", "caregiver", "coworker", "co-worker", "lawyer", "priest", "rabbi",
+    "rrt", "jr",
+    # naming phrases
+    "name is", "named", "name will be", "surname will be", "name at discharge is",
+    "name at discharge will be", "problem", "problem:",
+)  # fmt: skip
+
+#: Phrases after which a place follows ("lives in", "comes from").
+LOCATION_INDICATORS: tuple[str, ...] = (
+    "lives in", "lived in", "lives at", "resident of", "comes from", "called from",
+    "visited from", "arrived from", "returned to",
+)  # fmt: skip
+
+#: Phrases after which a workplace (a company) follows.
+EMPLOYMENT_INDICATORS: tuple[str, ...] = (
+    "employee of", "employed by", "employed at", "ceo of", "manager at", "manager for",
+    "manager of", "works at", "business",
+)  # fmt: skip
+
+#: Titles before a name, with the category of the person they name: clinicians ("Dr.",
+#: "MD", "nurse") and anyone else ("Mr.", "Mrs.", "Rev.").
+TITLES: dict[str, str] = {
+    **dict.fromkeys(
+        "dr drs doctor doctors prof professor md nurse practitioner caregiver".split(), "DOCTOR"
+    ),
+    **dict.fromkeys(
+        "mr mrs ms miss mister rev rabbi deacon deaconess prince princess".split(), "PATIENT"
+    ),
+}
