@@ -187,6 +187,11 @@ def load_directory(directory: str | os.PathLike[str]) -> Dictionaries:
     return out
 
 
+#: The lists a site compiles from its own notes -- its clinicians' names and the places
+#: around it (deid-1.1's ``doctor_*_names.txt`` and ``local_places_*.txt``): systems can be
+#: run without them to see how they would do at another hospital.
+SITE_LISTS: tuple[str, ...] = ("doctor_first_names", "doctor_last_names", "local_places")
+
 #: deid-1.1 files that no canonical list takes in but the program itself reads: its
 #: SNOMED-derived medical word list (part of deid.pl's "common words" test).
 DEID_EXTRA_FILES: tuple[str, ...] = ("dict/sno_edited.txt",)

@@ -54,7 +54,8 @@ on the other patients (``evaluation:physionet:DIR``); the procedure is in
   every one-word entry of the hospital list;
 * the program's SNOMED word list (``dict/sno_edited.txt``), part of its common-word test,
   is read when the dictionary directory has it; the shared deid-1.1 lists do not, and the
-  harness's medical vocabulary stands in;
+  harness's medical vocabulary and common English words stand in
+  (:func:`~systems.mimic_rules.lexicon.medical_word_substitute`);
 * date checks use the real calendar and a fixed latest year (2030) instead of the clock;
 * features switched off in the program's output configuration stay off (country and
   ethnicity lists, US state names on their own, the patient-name list).
@@ -156,7 +157,7 @@ def lexicon(dictionaries: str | None = None, local_lists: bool = True) -> MimicL
     hit = _LEXICONS.get(key)
     if hit is None or hit[0] is not source:
         if files:
-            lex = from_deid_files(files, system_dictionaries(None), local_lists)
+            lex = from_deid_files(files, local_lists)
         else:
             assert isinstance(source, Dictionaries)
             lex = from_dictionaries(source, local_lists)

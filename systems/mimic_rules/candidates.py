@@ -158,10 +158,8 @@ def probably_name(cands: Candidates, lex: MimicLexicon, start: int, end: int, wo
 
 def is_initial(word: str) -> bool:
     """One letter, or one letter and a period ("E", "E.")."""
-    return (
-        (len(word) == 1
-        and word.isalpha())
-        or (len(word) == 2 and word[0].isalpha() and word[1] == ".")
+    return (len(word) == 1 and word.isalpha()) or (
+        len(word) == 2 and word[0].isalpha() and word[1] == "."
     )
 
 
@@ -310,8 +308,7 @@ def approve(cands: Candidates, text: str, lex: MimicLexicon) -> list[tuple[int, 
 
 # --------------------------------------------------------------------------- repeated names
 
-_WORD = re.compile(r"\b[A-Za-z]+\b")
-_HAS_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[a-z]+")
 
 #: Tag of a word marked because a context rule found it to be a name elsewhere in the note.
 REPEATED = Tag("name.repeated", "PATIENT", part="name")
@@ -322,16 +319,16 @@ def repeated_names(
 ) -> list[tuple[int, int, list[Tag]]]:
     """Every other occurrence in the note of a name that a context rule found.
 
-    Words of more than three letters, not common words, approved with a ``strong`` tag
-    ("Dr. Quennell", "daughter Philomena") are marked wherever they recur as whole words;
-    spans already found are kept as they are.
+    Words of more than three letters (letters only), not common words, approved with a
+    ``strong`` tag ("Dr. Quennell", "daughter Philomena") are marked wherever they recur as
+    whole words; spans already found are kept as they are.
     """
     names: dict[str, str] = {}
     for s, e, tags in spans:
         word = text[s:e].lower()
         if (
             len(word) > 3
-            and _HAS_DIGIT.search(word) is None
+            and _LETTERS.fullmatch(word) is not None
             and any(t.strong for t in tags)
             and not lex.is_common(word)
         ):
@@ -341,7 +338,8 @@ def repeated_names(
         return spans
     starts = {s for s, _, _ in spans}
     extra = []
-    for m in _WORD.finditer(text):
+    pattern = re.compile(r"\b(?:" + "|".join(names) + r")\b", re.IGNORECASE | re.ASCII)
+    for m in pattern.finditer(text):
         label = names.get(m.group().lower())
         if label is not None and m.start() not in starts:
             tag = REPEATED if label == REPEATED.label else Tag("name.repeated", label, part="name")

@@ -304,10 +304,34 @@ def partial_dates(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None
 
 #: Medical events after which a two-digit number is a year ("CABG '84", "MI 99").
 _EVENTS = r"embolus|mi|mvr|redo|pacer|ablation|cabg|x2|x3|cholecystectomy|cva|ca|ptca"
-_YEAR2 = re.compile(r"\b(?:" + _EVENTS + r"|avr|ptc|stent|surgery|since|year) + *'?(\d\d)\b", _I)
-_YEAR2_GLUED = re.compile(r"\b(?:" + _EVENTS + r"|avr|since|surgery|year)'+(\d\d)\b", _I)
-#: Four-digit years after an event or "in", "since", "from" ("MI in 1992", "since 2001").
-_YEAR4 = re.compile(r"\b(?:" + _EVENTS + r"|in|since|from|year) + *(\d{4})(?:(,? )(\d{4}))?\b", _I)
+#: Words after which a two-digit number is a year: "CABG 84", "MI '99" ...
+_EVENTS2 = frozenset((_EVENTS + "|avr|ptc|stent|surgery|since|year").split("|"))
+#: ... and after which it is one with the apostrophe glued to the word ("CABG'84").
+_EVENTS2_GLUED = frozenset((_EVENTS + "|avr|since|surgery|year").split("|"))
+#: Words after which a four-digit number is a year ("MI in 1992", "since 2001").
+_EVENTS4 = frozenset((_EVENTS + "|in|since|from|year").split("|"))
+#: Numbers that can be years: two digits after a space or an apostrophe, four after a
+#: space.  The word before each is then read off backwards -- the same years as trying
+#: the event words at every character, found far faster.
+_YEAR2 = re.compile(r"(?<=[ '])(\d\d)\b", _A)
+_YEAR4 = re.compile(r"(?<= )(\d{4})(?:(,? )(\d{4}))?\b", _A)
+
+
+def _word_before(p: str, end: int) -> str:
+    """The run of letters and digits ending at ``end`` (lower-cased; "" if none)."""
+    start = end
+    while start > 0 and p[start - 1].isalnum():
+        start -= 1
+    return p[start:end].lower() if start == 0 or p[start - 1] != "_" else ""
+
+
+def _spaces_before(p: str, end: int) -> int:
+    """Where the run of spaces ending at ``end`` starts."""
+    while end > 0 and p[end - 1] == " ":
+        end -= 1
+    return end
+
+
 #: Words that can precede a two-digit year (the patterns' words, as paragraph words).
 EVENT_WORDS = frozenset(
     (_EVENTS + "|avr|ptc|stent|surgery|since|year").replace("x2", "x").replace("x3", "x").split("|")
@@ -330,15 +354,26 @@ def years(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
     add = cands.add
     if para.mentions(EVENT_WORDS):
         for m in _YEAR2.finditer(p):
-            if _DOT_DIGIT.match(p, m.end()) is None:
-                add(m.start(1), m.end(1), YEAR)
-        for m in _YEAR2_GLUED.finditer(p):
-            if _DECIMAL.match(p, m.end()) is None:
-                add(m.start(1), m.end(1), YEAR)
+            s, e = m.span(1)
+            quote = s - 1 if p[s - 1] == "'" else s  # "cabg '84"
+            spaced = _spaces_before(p, quote)
+            if spaced < quote and _word_before(p, spaced) in _EVENTS2:
+                if _DOT_DIGIT.match(p, e) is None:
+                    add(s, e, YEAR)
+                continue
+            glued = s
+            while glued > 0 and p[glued - 1] == "'":
+                glued -= 1
+            if glued < s and _word_before(p, glued) in _EVENTS2_GLUED:  # "cabg'84"
+                if _DECIMAL.match(p, e) is None:
+                    add(s, e, YEAR)
     if _FOUR_DIGITS.search(p) is not None:
         for m in _YEAR4.finditer(p):
-            if YEAR_LOW <= int(m.group(1)) <= YEAR_HIGH:
-                add(m.start(1), m.end(1), YEAR)
+            s = m.start(1)
+            if YEAR_LOW <= int(m.group(1)) <= YEAR_HIGH and (
+                _word_before(p, _spaces_before(p, s)) in _EVENTS4
+            ):
+                add(s, m.end(1), YEAR)
                 if m.group(3):
                     add(m.start(3), m.end(3), YEAR)
     if not para.mentions(SEASON_WORDS):

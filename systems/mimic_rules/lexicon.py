@@ -14,7 +14,8 @@ names, clinician names, locations, local places, hospitals, companies and US sta
 countries and ethnicities off.  Two substitutions, stated where they apply:
 
 * the program's SNOMED word list ``dict/sno_edited.txt`` is read when the directory has it;
-  otherwise the harness's medical vocabulary (``medical_terms``) stands in for it;
+  otherwise the harness's medical vocabulary and common English words stand in for it
+  (:func:`medical_word_substitute`);
 * without a deid-1.1 directory, the packaged lists stand in (census names and GeoNames
   places split into unambiguous and ambiguous parts by the common-words test; no clinician
   or local-place lists, no popular names).
@@ -28,18 +29,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from corpora.dictionaries import Dictionaries
+from corpora.dictionaries import DEID_FILES, SITE_LISTS, Dictionaries, default_dictionaries
 from systems.mimic_rules.candidates import Tag
 
-#: The files a site compiles from its own notes (``local_lists=False`` drops them).
-LOCAL_FILES = frozenset(
-    {
-        "lists/doctor_first_names.txt",
-        "lists/doctor_last_names.txt",
-        "lists/local_places_unambig.txt",
-        "lists/local_places_ambig.txt",
-    }
-)
+#: The deid-1.1 files of the site lists (``local_lists=False`` drops them).
+LOCAL_FILES = frozenset(rel for rel, (name, _) in DEID_FILES.items() if name in SITE_LISTS)
 
 
 def _name(part: str, source: str, label: str = "PATIENT") -> Tag:
@@ -95,7 +89,6 @@ CANONICAL_TAGS: dict[tuple[str, bool], Tag] = {
     ("last_names", True): FILE_TAGS["lists/last_names_ambig.txt"],
     ("medical_phrases", False): FILE_TAGS["dict/medical_phrases.txt"],
 }
-LOCAL_LISTS = frozenset({"doctor_first_names", "doctor_last_names", "local_places"})
 
 _ENTRY_WORD = re.compile(r"[a-z0-9_']+")
 _LAST_IS_WORD = re.compile(r"[a-z'\-]\Z")
@@ -224,9 +217,15 @@ class MimicLexicon:
         return word.lower() in self.state_abbreviations
 
 
-def from_deid_files(
-    files: Mapping[str, frozenset[str]], defaults: Dictionaries, local_lists: bool = True
-) -> MimicLexicon:
+def medical_word_substitute() -> frozenset[str]:
+    """What stands in for the program's SNOMED word list where a directory lacks it: the
+    harness's medical vocabulary and its common English words (word frequencies, names and
+    places left out) -- both general lists, not drawn from any corpus."""
+    d = default_dictionaries()
+    return frozenset(d.get("medical_terms") | d.get("common_words"))
+
+
+def from_deid_files(files: Mapping[str, frozenset[str]], local_lists: bool = True) -> MimicLexicon:
     """The lexicon of a deid-1.1 directory (see the module docstring)."""
 
     def f(rel: str) -> frozenset[str]:
@@ -234,9 +233,7 @@ def from_deid_files(
             return frozenset()
         return files.get(rel, frozenset())
 
-    medical = f("dict/sno_edited.txt") or frozenset(
-        defaults.get("medical_terms") | defaults.get("common_words")
-    )
+    medical = f("dict/sno_edited.txt") or medical_word_substitute()
     firsts = [
         f(f"lists/{g}_names_{k}.txt")
         for g in ("female", "male")
@@ -266,7 +263,7 @@ def from_dictionaries(d: Dictionaries, local_lists: bool = True) -> MimicLexicon
     ambiguous part proposes, the rest marks directly."""
 
     def part(name: str, ambiguous: bool) -> set[str]:
-        if not local_lists and name in LOCAL_LISTS:
+        if not local_lists and name in SITE_LISTS:
             return set()
         amb = d.ambiguous(name)
         return set(amb) if ambiguous else d.get(name) - amb

@@ -96,6 +96,7 @@ def _title_tags(label: str) -> tuple[Tag, Tag, Tag, Tag]:
 
 # --------------------------------------------------------------------------- indicators
 
+
 def _alternation(phrases: Iterable[str]) -> str:
     """Phrases as a regex alternation, longest first (so "son-in-law" wins over "son")."""
     return "|".join(
@@ -206,11 +207,11 @@ def plural_titles(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None
                     cands.add(s, e, PLURAL_TITLE)
 
 
-_CREDENTIAL = re.compile(
-    r"\b(?:([A-Za-z']+) +)?([A-Za-z]\. +)?([A-Za-z\-']+)(?:, *|\s+)"
-    r"(?:rrt|md|m\.d\.|crt|np|rn|nnp|msw|r\.n\.)[.,]*\b",
-    _I,
-)
+#: A credential after a comma or spaces ("Jacobson, RN"); the names before it are then
+#: matched backwards from there, which finds what one pattern over the whole paragraph
+#: would (the same words) at a fraction of the cost.
+_CREDENTIAL = re.compile(r"(?:, *|\s+)(?:rrt|md|m\.d\.|crt|np|rn|nnp|msw|r\.n\.)[.,]*\b", _I)
+_BEFORE_CREDENTIAL = re.compile(r"\b(?:([A-Za-z']+) +)?([A-Za-z]\. +)?([A-Za-z\-']+)\Z", _I)
 _CREDENTIAL_CUES = frozenset("rrt md crt np rn nnp msw".split())
 _MD_PLURAL = re.compile(r"m\.?d\.?['s]")
 
@@ -228,7 +229,12 @@ def credentials(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
         return
     if _MD_PLURAL.search(p) is not None:
         return
-    for m in _CREDENTIAL.finditer(p):
+    pos = 0
+    for cred in _CREDENTIAL.finditer(p):
+        m = _BEFORE_CREDENTIAL.search(p, max(pos, cred.start() - 120), cred.start())
+        if m is None:
+            continue
+        pos = cred.end()
         first, initial, last = m.group(1), m.group(2), m.group(3)
         if first:
             s, e = m.span(1)
