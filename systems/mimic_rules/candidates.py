@@ -310,6 +310,12 @@ def approve(cands: Candidates, text: str, lex: MimicLexicon) -> list[tuple[int, 
 
 _LETTERS = re.compile(r"[a-z]+")
 
+
+def _continues_word(c: str) -> bool:
+    """A character that continues a word (the regex ``\\w`` in ASCII)."""
+    return c.isalnum() or c == "_"
+
+
 #: Tag of a word marked because a context rule found it to be a name elsewhere in the note.
 REPEATED = Tag("name.repeated", "PATIENT", part="name")
 
@@ -338,12 +344,19 @@ def repeated_names(
         return spans
     starts = {s for s, _, _ in spans}
     extra = []
-    pattern = re.compile(r"\b(?:" + "|".join(names) + r")\b", re.IGNORECASE | re.ASCII)
-    for m in pattern.finditer(text):
-        label = names.get(m.group().lower())
-        if label is not None and m.start() not in starts:
-            tag = REPEATED if label == REPEATED.label else Tag("name.repeated", label, part="name")
-            extra.append((m.start(), m.end(), [tag]))
+    lower = text.lower() if text.isascii() else text.encode("ascii", "replace").decode().lower()
+    n = len(lower)
+    for name, label in names.items():
+        tag = REPEATED if label == REPEATED.label else Tag("name.repeated", label, part="name")
+        pos = lower.find(name)
+        while pos >= 0:
+            end = pos + len(name)
+            whole = (pos == 0 or not _continues_word(lower[pos - 1])) and (
+                end == n or not _continues_word(lower[end])
+            )
+            if whole and pos not in starts:
+                extra.append((pos, end, [tag]))
+            pos = lower.find(name, end)
     return sorted(spans + extra, key=lambda x: (x[0], x[1]))
 
 

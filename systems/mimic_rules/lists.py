@@ -26,9 +26,13 @@ _SKIPPABLE = re.compile(r"[A-Za-z'\-]")
 
 def list_entries(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
     """Candidates for every list entry in the paragraph."""
-    items = _SPLIT.split(para.text)  # words at even indexes, separators between
+    text = para.text
+    items = _SPLIT.split(text)  # words at even indexes, separators between
     known = lex.known
-    lowered = [w.lower() for w in items[0::2]]
+    if text.isascii():  # lower-casing keeps every offset
+        lowered = _SPLIT.split(text.lower())[0::2]
+    else:
+        lowered = [w.lower() for w in items[0::2]]
     hits = [
         k
         for k, w in enumerate(lowered)

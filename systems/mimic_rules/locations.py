@@ -71,8 +71,8 @@ def wards(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
 
 _LIVES = re.compile(r"\b" + _cue(",".join(LOCATION_INDICATORS)) + r"\s+([A-Za-z]+)\b", _I)
 _WORKS = re.compile(r"\b" + _cue(",".join(EMPLOYMENT_INDICATORS)) + r"\s+([A-Za-z]+)\b", _I)
-_LIVES_CUES = frozenset(phrase.split()[0] for phrase in LOCATION_INDICATORS)
-_WORKS_CUES = frozenset(phrase.split()[0] for phrase in EMPLOYMENT_INDICATORS)
+_LIVES_CUES = tuple(frozenset(phrase.split()) for phrase in LOCATION_INDICATORS)
+_WORKS_CUES = tuple(frozenset(phrase.split()) for phrase in EMPLOYMENT_INDICATORS)
 
 
 def indicated_places(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
@@ -83,8 +83,8 @@ def indicated_places(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> N
         (_LIVES, _LIVES_CUES, INDICATED, None),
         (_WORKS, _WORKS_CUES, COMPANY, "location.company"),
     ):
-        if not para.mentions(cues):
-            continue
+        if not any(words <= para.words for words in cues):
+            continue  # no indicator phrase has all its words here
         for m in regex.finditer(p):
             s, e = m.span(1)
             word = m.group(1)

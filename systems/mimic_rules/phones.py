@@ -53,6 +53,19 @@ def _end_with_extension(p: str, end: int) -> int:
     return m.end() if m is not None else end
 
 
+_DIGIT_RUN = re.compile(r"\d{3,}", _A)
+
+
+def _has_area_code(p: str, area_codes: frozenset[str]) -> bool:
+    """Some three digits in a row are an area code: only then can the patterns that need
+    one match."""
+    for m in _DIGIT_RUN.finditer(p):
+        run = m.group()
+        if any(run[i : i + 3] in area_codes for i in range(len(run) - 2)):
+            return True
+    return False
+
+
 def phone_numbers(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
     """Table 2.3 as the program applies it (see the module docstring)."""
     p = para.text
@@ -65,10 +78,11 @@ def phone_numbers(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None
             add(m.start(), _end_with_extension(p, m.end()), PHONE)
     for m in _TEN.finditer(p):
         add(m.start(), _end_with_extension(p, m.end()), PHONE)
-    for regex in (_TEN_BROKEN, _NINE, _ELEVEN):
-        for m in regex.finditer(p):
-            if m.group(1) in area_codes:
-                add(m.start(), _end_with_extension(p, m.end()), PHONE)
+    if _has_area_code(p, area_codes):
+        for regex in (_TEN_BROKEN, _NINE, _ELEVEN):
+            for m in regex.finditer(p):
+                if m.group(1) in area_codes:
+                    add(m.start(), _end_with_extension(p, m.end()), PHONE)
     for m in _TYPO.finditer(p):
         add(m.start(), _end_with_extension(p, m.end()), PHONE)
 
