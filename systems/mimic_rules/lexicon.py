@@ -94,6 +94,12 @@ _ENTRY_WORD = re.compile(r"[a-z0-9_']+")
 _LAST_IS_WORD = re.compile(r"[a-z'\-]\Z")
 
 
+def _longest_first(entry: str) -> tuple[int, str]:
+    """Sort key: longer entries first (so regex alternations prefer them), then by text
+    (so the order never depends on set iteration, i.e. on ``PYTHONHASHSEED``)."""
+    return (-len(entry), entry)
+
+
 def entry_words(entry: str) -> tuple[str, ...]:
     """The words of a list entry as the look-up compares them: split at anything but
     letters, digits, "_" and "'"; after the first word, words not ending in a letter
@@ -145,7 +151,7 @@ class MimicLexicon:
         self.words: dict[str, tuple[Tag, ...]] = {w: tuple(t) for w, t in words.items()}
         self.phrases: dict[str, list[tuple[tuple[str, ...], tuple[Tag, ...]]]] = {
             head: sorted(
-                ((rest, tuple(t)) for rest, t in by_rest.items()), key=lambda x: -len(x[0])
+                ((rest, tuple(t)) for rest, t in by_rest.items()), key=lambda x: (-len(x[0]), x[0])
             )
             for head, by_rest in phrases.items()
         }
@@ -161,8 +167,8 @@ class MimicLexicon:
         self.first_names = frozenset(first_names)
         self.ambiguous_names = frozenset(ambiguous_names)
         self.last_name_prefixes = frozenset(last_name_prefixes)
-        self.name_prefixes = tuple(sorted(set(name_prefixes), key=len, reverse=True))
-        self.us_states = tuple(sorted(set(us_states), key=len, reverse=True))
+        self.name_prefixes = tuple(sorted(set(name_prefixes), key=_longest_first))
+        self.us_states = tuple(sorted(set(us_states), key=_longest_first))
         self.us_state_set = frozenset(us_states)
         self.state_abbreviations = frozenset(state_abbreviations)
         self.area_codes = frozenset(area_codes)
@@ -175,7 +181,7 @@ class MimicLexicon:
     def zip_pattern(self) -> re.Pattern[str] | None:
         """A US state name or abbreviation followed by a zip code (compiled once)."""
         if self._zip is None and (self.us_states or self.state_abbreviations):
-            names = sorted({*self.us_states, *self.state_abbreviations}, key=len, reverse=True)
+            names = sorted({*self.us_states, *self.state_abbreviations}, key=_longest_first)
             self._zip = re.compile(
                 r"\b(?:"
                 + "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in names)

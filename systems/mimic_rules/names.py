@@ -390,7 +390,7 @@ def strict_titles(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None
 _LIST_TITLES = {t: c for t, c in TITLES.items() if t not in ("dr", "drs", "mrs")}
 _TITLE = re.compile(
     r"\b("
-    + "|".join(sorted(_LIST_TITLES, key=len, reverse=True))
+    + "|".join(sorted(_LIST_TITLES, key=lambda t: (-len(t), t)))
     + r")\b\.? ?([A-Za-z]+) *([A-Za-z]+)?\b",
     _I,
 )

@@ -6,6 +6,9 @@ deid-1.1 layout (names and places made up for these tests).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,6 +68,12 @@ def deid_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
         lines = entries.split() if isinstance(entries, str) else entries
         path.write_text("".join(f"{line}\n" for line in lines))
     return str(root)
+
+
+HASH_TEXT = (
+    "Dr. Yarrow saw Mae Zanetti 3/15 at Sacred Heart; daughter Tansy (617-555-1234) lives in "
+    "Lake Geneva, MA 02115. Oswin, Mary, RN"
+)
 
 
 def tag(text: str, directory: str, **params: object) -> dict[str, tuple[str, str]]:
@@ -266,6 +275,23 @@ def test_system_contract_with_the_packaged_lists() -> None:
     )
     with pytest.raises(ValueError, match="local_lists"):
         MimicDeidentifier(local_lists="no").check_params()  # type: ignore[arg-type]
+
+
+def test_same_labels_whatever_the_hash_seed(deid_dir: str) -> None:
+    """Word lists are sets; no rule may depend on their iteration order."""
+    code = (
+        "from corpora.model import Document; from systems.mimic import MimicDeidentifier; "
+        f"d = Document('h', {HASH_TEXT!r}); "
+        f"print(MimicDeidentifier(dictionaries={deid_dir!r}).annotate(d))"
+    )
+    outputs = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1 and "name.title" in outputs.pop()
 
 
 @pytest.mark.slow
