@@ -49,7 +49,7 @@ class Tag:
     ambiguous: bool = False
     blocks: bool = False
     strong: bool = False
-    #: the properties below as bits (:data:`NAME` ...), computed once: rules test them on
+    #: the properties as bits (:data:`NAME`, :data:`LAST` ...), computed once: rules test them on
     #: every candidate of every paragraph
     mask: int = field(init=False, compare=False, repr=False)
 
@@ -57,8 +57,6 @@ class Tag:
         mask = 0
         if self.part:
             mask |= NAME
-        if self.part == "first":
-            mask |= FIRST
         if self.part == "last":
             mask |= LAST
         if self.census_first:
@@ -83,10 +81,9 @@ class Tag:
         return self.part == "first" and self.source in ("unambiguous", "ambiguous", "popular")
 
 
-#: :attr:`Tag.mask` bits: a name; a first name; a last name; a census first name; an entry
-#: of an unambiguous name or place list (the program's "(un)" test); a popular name;
-#: ambiguous.
-NAME, FIRST, LAST, CENSUS_FIRST, UNAMBIGUOUS_ENTRY, POPULAR, AMBIGUOUS = (1 << i for i in range(7))
+#: :attr:`Tag.mask` bits: a name; a last name; a census first name; an entry of an
+#: unambiguous name or place list (the program's "(un)" test); a popular name; ambiguous.
+NAME, LAST, CENSUS_FIRST, UNAMBIGUOUS_ENTRY, POPULAR, AMBIGUOUS = (1 << i for i in range(6))
 
 
 def mask_of(tags: Iterable[Tag]) -> int:
@@ -131,10 +128,6 @@ class Candidates:
     def has_part(self, start: int, end: int, part: str) -> bool:
         return any(t.part == part for t in self.tags(start, end))
 
-    def is_ambiguous_only(self, start: int, end: int) -> bool:
-        """Proposed only by ambiguous entries (deid checks "no tag says ambiguous")."""
-        return any(t.ambiguous for t in self.tags(start, end))
-
     def has_label(self, start: int, end: int, label: str) -> bool:
         return any(t.label == label and not t.is_name for t in self.tags(start, end))
 
@@ -154,13 +147,6 @@ def probably_name(cands: Candidates, lex: MimicLexicon, start: int, end: int, wo
         return True
     mask = mask_of(cands.tags(start, end))
     return bool(mask & POPULAR or (mask & NAME and _CAPITALIZED.match(word) is not None))
-
-
-def is_initial(word: str) -> bool:
-    """One letter, or one letter and a period ("E", "E.")."""
-    return (len(word) == 1 and word.isalpha()) or (
-        len(word) == 2 and word[0].isalpha() and word[1] == "."
-    )
 
 
 # --------------------------------------------------------------------------- paragraphs

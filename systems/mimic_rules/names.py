@@ -107,11 +107,16 @@ def _alternation(phrases: Iterable[str]) -> str:
 _INDICATOR_WORD = re.compile(r"\b(?:" + _alternation(NAME_INDICATORS) + r")\b", _I)
 
 
+#: Each name indicator's first word: a paragraph without it cannot hold the indicator.
+_FIRST_WORD = {phrase: re.findall("[a-z]+", phrase)[0] for phrase in NAME_INDICATORS}
+_INDICATOR_CUES = frozenset(_FIRST_WORD.values())
+
+
 @lru_cache(maxsize=1024)
 def _indicated(cues: frozenset[str]) -> re.Pattern[str]:
     """The name-indicator pattern for the indicators whose first word is in ``cues``
     (a paragraph holds few; a short alternation scans much faster than all of them)."""
-    phrases = [w for w in NAME_INDICATORS if re.match("[a-z]+", w).group() in cues]  # type: ignore[union-attr]
+    phrases = [phrase for phrase, first in _FIRST_WORD.items() if first in cues]
     return re.compile(
         r"\b(?:" + _alternation(phrases) + r")s?(?![A-Za-z]) *[-,.(]? *([A-Za-z]+)\b", _I
     )
@@ -119,9 +124,6 @@ def _indicated(cues: frozenset[str]) -> re.Pattern[str]:
 
 _NEXT_WORD = re.compile(r"\b(and )?( *)([A-Za-z]+)\b", _I)
 _CAPITALIZED = re.compile(r"[A-Z][a-z]+\Z")
-_INDICATOR_CUES = frozenset(
-    w for phrase in NAME_INDICATORS for w in re.findall("[a-z]+", phrase)[:1]
-)
 
 
 def is_indicator(word: str) -> bool:
