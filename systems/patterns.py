@@ -28,7 +28,7 @@ Year-only dates, whose Table 2.2 row applies "only if preceding or following tex
 the name of a medical event", need token context and are handled by :func:`year_tokens`.
 
 The module also holds the token-level helpers of the heuristic (:class:`PhraseIndex`:
-multi-word dictionary entries such as "Sacred Heart" matched against token sequences;
+multi-word dictionary entries such as "Linden Cross" matched against token sequences;
 :func:`lookup_form`: the normalized form of a token used for dictionary look-ups), and the
 *context words* both rule systems read (:data:`NAME_INDICATORS`,
 :data:`LOCATION_INDICATORS`, :data:`EMPLOYMENT_INDICATORS`, :data:`TITLES`; see the

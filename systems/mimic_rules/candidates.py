@@ -312,7 +312,7 @@ def repeated_names(
     """Every other occurrence in the note of a name that a context rule found.
 
     Words of more than three letters (letters only), not common words, approved with a
-    ``strong`` tag ("Dr. Quennell", "daughter Philomena") are marked wherever they recur as
+    ``strong`` tag ("Dr. Quennell", "daughter Ottavia") are marked wherever they recur as
     whole words; spans already found are kept as they are.
     """
     names: dict[str, str] = {}

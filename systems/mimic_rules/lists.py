@@ -2,7 +2,7 @@
 
 The program's first pass over a paragraph: every word -- a run of letters, digits, "_"
 and "'" -- that holds a letter is looked up in all loaded lists at once.  A multi-word
-entry ("Sacred Heart", "Bel Air", "de la Cruz") matches when its words follow in the text
+entry ("Linden Cross", "Upper Brook", "de la Cruz") matches when its words follow in the text
 separated by punctuation or spaces; the longest entry starting at a word wins and the
 words inside it are not looked up again.  A word not found is tried again without a
 possessive "'s" ("Zanetti's").  Every entry found becomes a candidate with its file's tag:

@@ -242,7 +242,7 @@ _NAME_CHAR = re.compile(r"[A-Za-z\-']")
 
 
 def hospital_cues(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
-    """One or two words before a hospital word ("Kernan Hospital", "Mercy Medical
+    """One or two words before a hospital word ("Thornbury Hospital", "Corvale Medical
     Center"): not common words (a state may be), or already listed hospitals."""
     p = para.text
     if not para.mentions(_HOSPITAL_CUE_WORDS):

@@ -14,8 +14,8 @@ rules then add names from context, run in this order:
                      when that does too ("daughter Mae and Lou");
 ``last_first``       "Zanetti, Mae": a word before a comma and a first name;
 ``plural_titles``    up to three names after "Drs", "doctors", "professors";
-``credentials``      up to two names and an initial before a credential ("Joyce
-                     Jacobson, RN", "K. Abrams MD", "RRT", "NP", "MSW");
+``credentials``      up to two names and an initial before a credential ("Maelis
+                     Varnick, RN", "K. Pellham MD", "RRT", "NP", "MSW");
 ``provider_cues``    names after "PCP", "physician", "provider", "created by";
 ``name_prefixes``    a surname after a prefix ("de la", "van der", "von");
 ``person_titles``    the word after "Mr.", "Ms.", "Mister." (the period required);
@@ -209,7 +209,7 @@ def plural_titles(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None
                     cands.add(s, e, PLURAL_TITLE)
 
 
-#: A credential after a comma or spaces ("Jacobson, RN"); the names before it are then
+#: A credential after a comma or spaces ("Varnick, RN"); the names before it are then
 #: matched backwards from there, which finds what one pattern over the whole paragraph
 #: would (the same words) at a fraction of the cost.
 _CREDENTIAL = re.compile(r"(?:, *|\s+)(?:rrt|md|m\.d\.|crt|np|rn|nnp|msw|r\.n\.)[.,]*\b", _I)
@@ -219,7 +219,7 @@ _MD_PLURAL = re.compile(r"m\.?d\.?['s]")
 
 
 def credentials(para: Paragraph, cands: Candidates, lex: MimicLexicon) -> None:
-    """Names before a credential ("Irene Zanetti, RN", "E. Quennell MD"): the word before
+    """Names before a credential ("Ottoline Zanetti, RN", "E. Quennell MD"): the word before
     it and the one before that when they look like names, and an initial between them.
     Paragraphs that write "MDs" or "MD's" are skipped, as in the program."""
     p = para.text

@@ -24,22 +24,22 @@ from systems.mimic_rules.candidates import paragraphs
 
 #: deid-1.1 file -> entries (a tuple) or words (a string); names and places invented.
 LISTS: dict[str, str | tuple[str, ...]] = {
-    "lists/female_names_unambig.txt": "philomena irene ottoline",
+    "lists/female_names_unambig.txt": "ottavia ottoline",
     "lists/female_names_ambig.txt": "grace mae hope",
     "lists/female_names_popular.txt": "mary",
     "lists/male_names_unambig.txt": "radomir",
     "lists/male_names_ambig.txt": "will art",
     "lists/male_names_popular.txt": "john",
-    "lists/last_names_unambig.txt": "zanetti kowalczyk quennell jacobson",
+    "lists/last_names_unambig.txt": "zanetti kowalczyk quennell varnick",
     "lists/last_names_ambig.txt": "price white bell",
     "lists/last_names_popular.txt": "smith",
     "lists/doctor_first_names.txt": "ottilie",
     "lists/doctor_last_names.txt": "brannigan",
-    "lists/locations_unambig.txt": ("springfield", "middle river"),
+    "lists/locations_unambig.txt": ("springfield", "upper brook"),
     "lists/locations_ambig.txt": "geneva comfort",
     "lists/local_places_unambig.txt": "glenwick",
     "lists/local_places_ambig.txt": "",
-    "lists/stripped_hospitals.txt": ("sacred heart", "westerly"),
+    "lists/stripped_hospitals.txt": ("linden cross", "westerly"),
     "lists/us_states.txt": "maryland",
     "lists/us_states_abbre.txt": "ma",
     "lists/more_us_state_abbreviations.txt": "mass",
@@ -71,7 +71,7 @@ def deid_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 HASH_TEXT = (
-    "Dr. Yarrow saw Mae Zanetti 3/15 at Sacred Heart; daughter Tansy (617-555-1234) lives in "
+    "Dr. Yarrow saw Mae Zanetti 3/15 at Linden Cross; daughter Tansy (617-555-1234) lives in "
     "Lake Geneva, MA 02115. Oswin, Mary, RN"
 )
 
@@ -100,9 +100,9 @@ def test_unambiguous_entries_are_phi_anywhere_ambiguous_ones_are_not(deid_dir: s
 
 
 def test_multiword_entries_possessives_and_medical_phrases(deid_dir: str) -> None:
-    got = tag("Moved from Middle River to Sacred Heart, Zanetti's chart.", deid_dir)
-    assert got["Middle"] == got["River"] == ("LOCATION", "location.list")
-    assert got["Sacred"] == got["Heart"] == ("HOSPITAL", "hospital.list")
+    got = tag("Moved from Upper Brook to Linden Cross, Zanetti's chart.", deid_dir)
+    assert got["Upper"] == got["Brook"] == ("LOCATION", "location.list")
+    assert got["Linden"] == got["Cross"] == ("HOSPITAL", "hospital.list")
     assert got["Zanetti's"] == ("PATIENT", "name.list")
     # a listed surname inside a medical phrase is not a name
     assert phi("New onset Quennell's sign noted.", deid_dir) == []
@@ -151,13 +151,13 @@ def test_places_in_context(deid_dir: str) -> None:
     got = tag("moved to Lake Geneva", deid_dir)
     assert got["Lake"] == got["Geneva"] == ("LOCATION", "location.context")
     assert "Tarrow" in phi("the Tarrow County fair", deid_dir)
-    assert phi("Baltimore, MA 02115", deid_dir)[-2:] == ["MA", "02115"]
+    assert phi("Oakvale, MA 02115", deid_dir)[-2:] == ["MA", "02115"]
 
 
 def test_hospitals_wards_and_hospital_words(deid_dir: str) -> None:
-    got = tag("Transferred to Westerly 2, then Kernan Hospital.", deid_dir)
+    got = tag("Transferred to Westerly 2, then Thornbury Hospital.", deid_dir)
     assert got["Westerly"] == got["2"] == ("HOSPITAL", "hospital.ward")
-    assert got["Kernan"] == ("HOSPITAL", "hospital.cue")
+    assert got["Thornbury"] == ("HOSPITAL", "hospital.cue")
     assert got["Hospital"][0] == OUTSIDE
     assert phi("then the hospital called", deid_dir) == []  # common words are not names
 
@@ -194,8 +194,8 @@ def test_name_indicators_last_first_and_credentials(deid_dir: str) -> None:
     got = tag("Oswin, Mary called", deid_dir)
     assert got["Oswin"] == ("PATIENT", "name.last_first")
     assert got["Mary"][0] == "PATIENT"
-    assert phi("plan per Joyce Jacobson, RN", deid_dir) == ["Joyce", "Jacobson"]
-    assert tag("plan per Joyce Jacobson, RN", deid_dir)["Joyce"] == ("DOCTOR", "name.credential")
+    assert phi("plan per Maelis Varnick, RN", deid_dir) == ["Maelis", "Varnick"]
+    assert tag("plan per Maelis Varnick, RN", deid_dir)["Maelis"] == ("DOCTOR", "name.credential")
 
 
 def test_provider_and_plural_titles(deid_dir: str) -> None:
@@ -205,8 +205,8 @@ def test_provider_and_plural_titles(deid_dir: str) -> None:
 
 
 def test_name_patterns_and_pairs(deid_dir: str) -> None:
-    got = tag("Irene Fenwick visited", deid_dir)
-    assert got["Irene"][0] == got["Fenwick"][0] == "PATIENT"
+    got = tag("Ottoline Fenwick visited", deid_dir)
+    assert got["Ottoline"][0] == got["Fenwick"][0] == "PATIENT"
     assert got["Fenwick"][1] == "name.pattern"
     assert phi("per E. Quennell", deid_dir) == ["E.", "Quennell"]
     # an ambiguous first name is PHI next to a surname, not on its own
