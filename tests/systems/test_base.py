@@ -93,7 +93,7 @@ def test_check_params_rejects_bad_values_before_any_work() -> None:
         LocalContextSVM(mode="ternary").check_params()
 
 
-_DROPPED = """
+_DROPPED = '''
 from systems.base import System, register
 
 
@@ -108,7 +108,7 @@ class Dropped(System):
 
     def predict(self, documents):
         return [["O" for _ in d.tokens] for d in documents]
-"""
+'''
 
 
 def _list_systems(env: dict[str, str] | None = None, cwd: str | None = None) -> str:
