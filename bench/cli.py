@@ -359,10 +359,11 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
 
 def cmd_corpus_stats(args: argparse.Namespace) -> int:
     from bench.paper_figures import su06_corpus_columns
+    from corpora.dictionaries import system_dictionaries
     from corpora.stats import stats_markdown
 
     corpus = _load(args.corpus, args)
-    print(stats_markdown(corpus, su06_corpus_columns()))
+    print(stats_markdown(corpus, su06_corpus_columns(), system_dictionaries(args.dictionaries)))
     return EXIT_OK
 
 

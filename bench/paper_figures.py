@@ -428,8 +428,9 @@ DEPARTURES: dict[str, str] = {
     "(in-domain, so stronger than the paper's); simplified unknown-word model",
     "snow": "Roth & Yih's relational inference unavailable: learned entity-type "
     "co-occurrence constraints; a token network finds entity boundaries",
-    "heuristic": "Douglass's program and lists unavailable: rules re-written from §4.1 on "
-    "the harness dictionaries; no age patterns (§4.1 lists none)",
-    "mimic": "deid.pl re-implemented from Tafvizi Tables 2.2-2.6 plus a few recall rules; "
-    "states and countries not tagged (PhysioNet gold does not mark them)",
+    "heuristic": "Douglass's program unavailable: rules re-written from §4.1 with the context "
+    "words of its successor, deid 1.1, on the harness dictionaries; no age patterns (§4.1 "
+    "lists none)",
+    "mimic": "deid.pl 1.1 re-implemented rule by rule (output configuration); without its "
+    "SNOMED word list the harness's common words stand in; repeated names within a note only",
 }

@@ -2,14 +2,17 @@
 
 Grammar (documented in the README)::
 
-    SPEC    := EMBEDDED | VARIANT ":" SPEC | KIND ":" PATH
+    SPEC    := EMBEDDED | VARIANT ":" SPEC | SUBSET ":" SPEC | KIND ":" PATH
     EMBEDDED:= authentic | surrogate | ambiguous | unseen     (the generated default corpus)
     VARIANT := authentic | surrogate | ambiguous | unseen     (a transform of SPEC)
+    SUBSET  := tuning | evaluation                            (patients of SPEC, see below)
     KIND    := physionet | i2b2-2006 | i2b2-2014 | jsonl      (a reader)
 
 so ``physionet:../shared/corpora/physionet-deid`` reads the PhysioNet notes and
 ``unseen:physionet:../shared/corpora/physionet-deid`` builds the paper's unseen-names variant
-of them (Sibanda & Uzuner 2006, §6.3).
+of them (Sibanda & Uzuner 2006, §6.3).  ``tuning:SPEC`` keeps the notes of the patients set
+apart for hand-tuning rules and ``evaluation:SPEC`` the notes of all other patients
+(:func:`corpora.folds.tuning_split`): rule-based systems are reported on ``evaluation:``.
 
 Readers and variants register themselves here (:func:`reader`, :func:`variant`), so a new
 format is one module in ``corpora/readers/``.
@@ -31,6 +34,8 @@ READER_MODULES = {
     "jsonl": "corpora.readers.jsonl",
 }
 VARIANT_NAMES = ("authentic", "surrogate", "ambiguous", "unseen")
+#: Patient subsets of a corpus: the tuning patients and everyone else.
+SUBSET_NAMES = ("tuning", "evaluation")
 
 
 @dataclass
@@ -120,6 +125,9 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
         )
         corpus = get_variant(head)(base, seed=options.seed)
         return _renamed(corpus, spec), []
+    if head in SUBSET_NAMES:
+        base, skipped = load_corpus(rest, options)
+        return _subset(base, head, spec), skipped
     if head in VARIANT_NAMES:
         base, skipped = load_corpus(rest, options)
         return _renamed(get_variant(head)(base, seed=options.seed), spec), skipped
@@ -128,6 +136,18 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
         raise CorpusError("no documents could be read", file=rest)
     corpus = Corpus(name=spec, documents=tuple(result.documents), metadata={"kind": head})
     return corpus, result.skipped
+
+
+def _subset(corpus: Corpus, which: str, name: str) -> Corpus:
+    """The tuning patients' notes of ``corpus``, or every other patient's."""
+    from corpora.folds import tuning_split
+
+    tuning, evaluation = tuning_split(corpus.documents)
+    keep = tuning if which == "tuning" else evaluation
+    if not keep:
+        raise CorpusError(f"corpus {corpus.name!r} has no {which} patients")
+    documents = tuple(corpus.documents[i] for i in keep)
+    return Corpus(name=name, documents=documents, metadata={**corpus.metadata, "subset": which})
 
 
 def _renamed(corpus: Corpus, name: str) -> Corpus:

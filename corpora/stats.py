@@ -12,15 +12,22 @@ not import it), :func:`stats_markdown` prints them beside ours, with each class'
 because the corpora differ in size: what should match is the proportions -- how much of
 each class is ambiguous or missing from the dictionaries, and what share of the ambiguous
 words is PHI (22 % in Table 6).
+
+:func:`site_list_coverage` adds one more count where the dictionaries hold a site's own
+lists (:data:`corpora.dictionaries.SITE_LISTS`, e.g. deid-1.1's clinician names): how many
+clinician-name occurrences of the corpus those lists already contain -- the share a rule
+system finds by look-up alone on its own hospital's notes, and loses at another hospital.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Mapping
 
 import pandas as pd
 
+from corpora.dictionaries import SITE_LISTS, Dictionaries, normalize
 from corpora.model import FLAG_AMBIGUOUS, FLAG_NOT_IN_DICTIONARY, LABELS, OUTSIDE, Corpus
 
 NON_PHI = "Non-PHI"
@@ -120,9 +127,48 @@ def _subset_table(
     return lines
 
 
-def stats_markdown(corpus: Corpus, paper: Mapping[str, Mapping[str, int]] | None = None) -> str:
+def _list_form(word: str) -> str:
+    """A token as list entries are written: lower case, no final period or possessive."""
+    form = normalize(word)
+    if form.endswith(("'s", "\u2019s")) and len(form) > 3:
+        form = form[:-2]
+    return form[:-1] if form.endswith(".") and len(form) > 1 else form
+
+
+def site_list_coverage(
+    corpus: Corpus, dicts: Dictionaries, category: str = "DOCTOR"
+) -> tuple[int, int]:
+    """(covered, total): gold ``category`` phrases of ``corpus``, and how many of them have a
+    word in the site lists of ``dicts`` (:data:`~corpora.dictionaries.SITE_LISTS`).
+
+    A phrase counts once, however many of its words are listed; words are compared as the
+    lists write them (lower case, without a final period or "'s").
+    """
+    listed = dicts.union(SITE_LISTS)
+    covered = total = 0
+    for doc in corpus:
+        spans = [s for s in doc.spans if s.category == category]
+        if not spans:
+            continue
+        toks = doc.tokens
+        starts = [t.start for t in toks]
+        ends = [t.end for t in toks]
+        for span in spans:
+            total += 1
+            words = toks[bisect_right(ends, span.start) : bisect_left(starts, span.end)]
+            if any(_list_form(t.text) in listed for t in words):
+                covered += 1
+    return covered, total
+
+
+def stats_markdown(
+    corpus: Corpus,
+    paper: Mapping[str, Mapping[str, int]] | None = None,
+    dicts: Dictionaries | None = None,
+) -> str:
     """Markdown with the paper's Tables 1, 6 and 10 for ``corpus`` (counts only), beside
-    the paper's own figures when ``paper`` holds the :data:`PAPER_COLUMNS`."""
+    the paper's own figures when ``paper`` holds the :data:`PAPER_COLUMNS`, and the
+    clinician names the site lists of ``dicts`` hold when it has any."""
     frame = distribution_table(corpus)
     n_docs = len(corpus)
     kinds = Counter(str(d.metadata.get("kind", "note")) for d in corpus)
@@ -184,4 +230,15 @@ def stats_markdown(corpus: Corpus, paper: Mapping[str, Mapping[str, int]] | None
         ),
         "",
     ]
+    if dicts is not None and dicts.union(SITE_LISTS):
+        covered, phrases = site_list_coverage(corpus, dicts)
+        share = f"{covered / phrases:.0%}" if phrases else "n/a"
+        lines += [
+            "## Clinician names in the site lists",
+            "",
+            f"{covered} of {phrases} clinician-name occurrences ({share}) have a word in the "
+            f"dictionaries' site lists ({', '.join(SITE_LISTS)}): what a rule system finds by "
+            "look-up alone on this corpus, and would not at another hospital.",
+            "",
+        ]
     return "\n".join(lines)
