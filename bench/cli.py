@@ -453,6 +453,9 @@ def _validate_dictionaries(args: argparse.Namespace) -> None:
         if not Path(args.dictionaries).is_dir():
             raise UsageError(f"--dictionaries {args.dictionaries}: not a directory")
         os.environ["DEID_BENCH_DICTIONARIES"] = str(Path(args.dictionaries).resolve())
+    from_env = os.environ.get("DEID_BENCH_DICTIONARIES")
+    if from_env and not Path(from_env).is_dir():
+        raise UsageError(f"DEID_BENCH_DICTIONARIES={from_env}: not a directory")
 
 
 def _validate_cache(args: argparse.Namespace) -> None:
@@ -731,11 +734,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(
-            "interrupted: no result file was written; finished cells are cached, so the same "
-            "command resumes",
-            file=sys.stderr,
-        )
+        from corpora.cache import caching_enabled
+
+        resume = "; finished cells are cached, so the same command resumes"
+        resume = resume if caching_enabled() else ""
+        print(f"interrupted: no result file was left half-written{resume}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()

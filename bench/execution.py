@@ -166,6 +166,8 @@ def _joblib(
 ) -> list[R]:
     from joblib import Parallel, delayed
 
+    if 0 < len(tasks) < jobs:  # loky starts every worker it is given, idle or not
+        jobs = len(tasks)
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
     # Unordered: each result is kept the moment it arrives (the index says where it goes),
     # so a worker that dies later cannot take finished results with it.
@@ -313,50 +315,74 @@ def _dask(
     on_result: Callable[[int, R], None] | None,
     on_lost: Callable[[tuple[Any, ...], str], R] | None = None,
 ) -> list[R]:
-    from distributed import wait
-
     with dask_client(scheduler) as client:
         timeout = dask_timeout()
-        # pure=False: identical arguments (e.g. two folds of a rule system) still run as
-        # separate tasks, so per-task timing in run.json stays meaningful.
-        futures = {
-            client.submit(_indexed, func, i, args, pure=False): i for i, args in enumerate(tasks)
-        }
         results: dict[int, Any] = {}
 
+        def submit(indices: Sequence[int]) -> dict[Any, int]:
+            # pure=False: identical arguments (e.g. two folds of a rule system) still run
+            # as separate tasks, so per-task timing in run.json stays meaningful.
+            return {
+                client.submit(_indexed, func, i, tasks[i], pure=False): i for i in indices
+            }
+
         def finished() -> Iterator[int]:
-            pending = set(futures)
-            no_workers_since: float | None = None
-            while pending:
-                try:
-                    done, pending = wait(
-                        pending, timeout=min(timeout, 5.0), return_when="FIRST_COMPLETED"
-                    )
-                except TimeoutError:
-                    done = set()
-                for fut in done:
-                    i = futures[fut]
-                    try:
-                        results[i] = fut.result()[1]
-                    except Exception as exc:  # KilledWorker, a result that cannot be unpickled
-                        results[i] = _lost(on_lost, tasks[i], lost_reason(exc))
-                    yield i
-                if done:
+            # Dask gives up on a task whose workers died (KilledWorker), and a task queued on
+            # the same worker may go with it: each lost task runs once more, alone.
+            lost: list[int] = []
+            for i, outcome in _gather(client, submit(range(len(tasks))), timeout):
+                if isinstance(outcome, _Failed) and outcome.retry:
+                    lost.append(i)
                     continue
-                if client.scheduler_info().get("workers"):
-                    no_workers_since = None
-                elif no_workers_since is None:
-                    no_workers_since = time.monotonic()
-                elif time.monotonic() - no_workers_since > timeout:
-                    for fut in pending:
-                        i = futures[fut]
-                        reason = "no dask worker was left to run it"
-                        results[i] = _lost(on_lost, tasks[i], reason)
-                        yield i
-                    return
+                results[i] = _dask_result(outcome, tasks[i], on_lost)
+                yield i
+            for i in lost:
+                for _, outcome in _gather(client, submit([i]), timeout):
+                    results[i] = _dask_result(outcome, tasks[i], on_lost)
+                yield i
 
         with client.as_current():
             for i in progress(finished(), total=len(tasks), desc=desc, enabled=show_progress):
                 if on_result is not None:
                     on_result(i, results[i])
         return [results[i] for i in range(len(tasks))]
+
+
+class _Failed:
+    """A dask task that produced no result: why, and whether running it again may help."""
+
+    def __init__(self, reason: str, retry: bool) -> None:
+        self.reason, self.retry = reason, retry
+
+
+def _dask_result(
+    outcome: Any, args: tuple[Any, ...], on_lost: Callable[[tuple[Any, ...], str], R] | None
+) -> Any:
+    return _lost(on_lost, args, outcome.reason) if isinstance(outcome, _Failed) else outcome
+
+
+def _gather(client: Any, futures: dict[Any, int], timeout: float) -> Iterator[tuple[int, Any]]:
+    """(index, result or :class:`_Failed`) as the futures finish; gives up on the rest when
+    the scheduler has had no worker for ``timeout`` seconds (else it would wait forever)."""
+    from distributed import wait
+
+    pending = set(futures)
+    no_workers_since: float | None = None
+    while pending:
+        try:
+            done, pending = wait(pending, timeout=min(timeout, 5.0), return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            done = set()
+        for fut in done:
+            try:
+                yield futures[fut], fut.result()[1]
+            except Exception as exc:  # KilledWorker, a result that cannot be unpickled
+                yield futures[fut], _Failed(lost_reason(exc), retry=True)
+        if done or client.scheduler_info().get("workers"):
+            no_workers_since = None
+        elif no_workers_since is None:
+            no_workers_since = time.monotonic()
+        elif time.monotonic() - no_workers_since > timeout:
+            for fut in pending:
+                yield futures[fut], _Failed("no dask worker was left to run it", retry=False)
+            return

@@ -156,7 +156,7 @@ def write_outputs(
     Written into a hidden directory beside ``out_dir`` that then replaces it (see the
     module docstring), so ``out_dir`` holds one complete run at any moment.
     """
-    out = Path(out_dir)
+    out = Path(out_dir).absolute()  # "." has no name to stage beside
     if out.is_symlink():
         out = out.resolve()
     check_output_dir(out)

@@ -71,3 +71,10 @@ class FineSystem(System):
 
 
 FAULT_SYSTEMS = (KillerSystem, ExitSystem, LeakySystem, FineSystem)
+
+
+def square_or_die(x: int) -> int:
+    """``x * x``, except that ``x < 0`` kills the worker process running it."""
+    if x < 0 and str(os.getpid()) != os.environ.get(ENV_MAIN_PID):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * x

@@ -205,12 +205,22 @@ def test_a_cache_directory_that_cannot_be_made_is_one_line(
     env: str, message: str, paths: dict[str, str], toy_systems, monkeypatch, capsys
 ) -> None:
     monkeypatch.setenv("DEID_BENCH_CACHE", env.format(**paths))
+    monkeypatch.setenv("DEID_BENCH_NO_CACHE", "0")  # restored after --no-cache sets it
     argv = [a.format(**paths) for a in RUN]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1 and message in err
     # without the cache, the same run works
     assert main([*argv, "--no-cache"]) == 0
+
+
+def test_dictionaries_from_the_environment_are_checked_too(
+    paths, toy_systems, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv("DEID_BENCH_DICTIONARIES", paths["missing"])
+    assert main([a.format(**paths) for a in RUN]) == 2
+    err = capsys.readouterr().err
+    assert "DEID_BENCH_DICTIONARIES" in err and err.count("\n") == 1
 
 
 def test_unreadable_dask_timeout_is_one_line(paths, toy_systems, monkeypatch, capsys) -> None:

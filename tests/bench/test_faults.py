@@ -224,3 +224,44 @@ def test_dask_scheduler_without_workers_times_out(
         cluster.close()
     err = capsys.readouterr().err
     assert "has no workers" in err and err.count("\n") == 1
+
+
+def test_joblib_task_that_kills_its_worker_is_lost_and_the_others_finish(fault_systems) -> None:
+    from bench.execution import execute
+
+    got = execute(
+        fault_toys.square_or_die,
+        [(2,), (-1,), (3,), (4,)],
+        jobs=2,
+        show_progress=False,
+        on_lost=lambda args, reason: f"lost {args[0]}: {reason}",
+    )
+    assert got[0] == 4 and got[2] == 9 and got[3] == 16
+    assert got[1].startswith("lost -1: its worker process died") and "SIGKILL" in got[1]
+
+
+@pytest.mark.slow
+def test_dask_task_that_kills_its_workers_is_lost_and_the_others_finish(
+    fault_systems, monkeypatch
+) -> None:
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    from bench.execution import execute
+
+    monkeypatch.setenv("DEID_BENCH_DASK_TIMEOUT", "30")
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+    ):
+        got = execute(
+            fault_toys.square_or_die,
+            [(2,), (-1,), (3,)],
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            show_progress=False,
+            on_lost=lambda args, reason: f"lost {args[0]}: {reason}",
+        )
+    assert got[0] == 4 and got[2] == 9
+    assert got[1].startswith("lost -1: the dask workers running it died")
