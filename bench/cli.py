@@ -655,6 +655,7 @@ def cmd_analysis(args: argparse.Namespace) -> int:
     from bench import paper_figures
 
     corpus = _load(args.corpus, args)
+    _check_analysis_size(args, len(corpus.documents))
     if args.command == "ablation":
         table = ablation.feature_ablation(
             corpus, mode=args.mode, folds=args.folds or 10, seed=args.seed
@@ -680,6 +681,20 @@ def cmd_analysis(args: argparse.Namespace) -> int:
     _print_table(table, args.csv)
     print(f"\nPublished (different data): {published}")
     return EXIT_OK
+
+
+def _check_analysis_size(args: argparse.Namespace, n_documents: int) -> None:
+    """The corpus is large enough for the analysis (checked once it is loaded)."""
+    from bench.run_types import UsageError
+
+    folds = args.folds or 10
+    if args.command == "ablation" and folds > n_documents:
+        raise UsageError(
+            f"corpus {args.corpus}: cannot make {folds} folds from {n_documents} documents "
+            "(use --folds)"
+        )
+    if args.command == "kernels" and n_documents < 2:
+        raise UsageError(f"corpus {args.corpus}: the kernel experiment needs at least 2 documents")
 
 
 def _print_table(table: Any, csv_path: str | None) -> None:

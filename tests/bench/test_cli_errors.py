@@ -23,6 +23,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
     """Files and directories the cases point at, good and bad."""
     good = tmp_path / "toy.jsonl"
     write_jsonl(make_corpus(9), good)
+    write_jsonl(make_corpus(1), tmp_path / "one.jsonl")
     (tmp_path / "empty.jsonl").write_bytes(b"")
     (tmp_path / "blank.jsonl").write_bytes(b"\n\n  \n")
     (tmp_path / "binary.jsonl").write_bytes(bytes(range(256)) * 4)
@@ -37,6 +38,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
     (nonempty / "notes.txt").write_text("keep me\n")
     return {
         "jsonl": str(good),
+        "one": str(tmp_path / "one.jsonl"),
         "empty": str(tmp_path / "empty.jsonl"),
         "blank": str(tmp_path / "blank.jsonl"),
         "binary": str(tmp_path / "binary.jsonl"),
@@ -169,6 +171,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     "ablation-mode-unknown": (["ablation", "authentic", "--mode", "half"], "invalid choice"),
     "ablation-folds-one": (["ablation", "authentic", "--folds", "1"], "at least 2"),
     "ablation-corpus-missing": (["ablation", "jsonl:{missing}"], "missing file"),
+    "ablation-more-folds-than-documents": (["ablation", "jsonl:{jsonl}"], "cannot make 10 folds"),
+    "kernels-one-document": (["kernels", "jsonl:{one}"], "at least 2 documents"),
     "infogain-top-negative": (["infogain", "authentic", "--top", "-1"], "at least 0"),
     "infogain-csv-directory": (["infogain", "authentic", "--csv", "{dir}"], "is a directory"),
     "kernels-train-documents-zero": (
