@@ -111,20 +111,19 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
 RUN_FILE = "run.json"
 
 
-def _existing_ancestor(path: Path) -> Path:
-    p = path.absolute()
-    while not p.exists() and p.parent != p:
-        p = p.parent
-    return p
-
-
-def _check_creatable(path: Path, option: str) -> None:
-    """The nearest existing ancestor of ``path`` is a directory this user can write in."""
-    base = _existing_ancestor(path.parent if not path.exists() else path)
+def _check_writable(path: Path, option: str) -> None:
+    """The directory ``path`` will be created in -- its parent, or the nearest ancestor
+    that exists -- is a directory this process can create files in."""
+    base = path.absolute().parent
+    while not base.exists() and base.parent != base:
+        base = base.parent
     if not base.is_dir():
         raise UsageError(f"{option} {path}: {base} is not a directory")
-    if not os.access(base, os.W_OK | os.X_OK):
-        raise UsageError(f"{option} {path}: cannot write in {base} (permission denied)")
+    try:  # a real file, not os.access: root, read-only mounts and ACLs all answer truly
+        with tempfile.TemporaryFile(dir=base):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {base} ({exc.strerror})") from None
 
 
 def check_output_dir(out: Path, option: str = "--out") -> None:
@@ -136,7 +135,7 @@ def check_output_dir(out: Path, option: str = "--out") -> None:
             f"{option} {out}: the directory is not empty and is not a previous report (no "
             f"{RUN_FILE}); choose a new directory"
         )
-    _check_creatable(out.parent if not out.exists() else out, option)
+    _check_writable(out, option)  # the new report is staged beside it
 
 
 def check_output_file(path: Path, option: str) -> None:
@@ -145,7 +144,7 @@ def check_output_file(path: Path, option: str) -> None:
         raise UsageError(f"{option} {path}: is a directory, expected a file name")
     if path.exists() and not path.is_file():
         raise UsageError(f"{option} {path}: exists and is not a regular file")
-    _check_creatable(path, option)
+    _check_writable(path, option)
 
 
 def write_outputs(

@@ -125,9 +125,15 @@ CASES: dict[str, tuple[list[str], str]] = {
     "errors-is-a-device": ([*RUN, "--errors", "/dev/null"], "not a regular file"),
     "errors-under-a-file": ([*RUN, "--errors", "{file}/errors.tsv"], "is not a directory"),
     "errors-inside-out": ([*RUN, "--errors", "{out}/errors.tsv"], "may not be written into"),
+    "errors-unwritable": ([*RUN, "--errors", "/sys/errors.tsv"], "cannot write in /sys"),
+    "out-unwritable": ([*RUN[:-1], "/sys/report"], "cannot write in /sys"),
     "out-is-a-file": ([*RUN[:-1], "{file}"], "is not a directory"),
     "out-under-a-file": ([*RUN[:-1], "{file}/report"], "is not a directory"),
     "out-is-someone-elses-dir": ([*RUN[:-1], "{nonempty}"], "not a previous report"),
+    "out-name-too-long": ([*RUN[:-1], "{dir}/" + "x" * 300], "File name too long"),
+    "errors-name-too-long": ([*RUN, "--errors", "{dir}/" + "x" * 300], "File name too long"),
+    "corpus-name-too-long": ([*RUN, "--corpora", "jsonl:{dir}/" + "x" * 300], "too long"),
+    "dictionaries-name-too-long": ([*RUN, "--dictionaries", "{dir}/" + "x" * 300], "too long"),
     # -- dictionaries
     "dictionaries-missing": ([*RUN, "--dictionaries", "{missing}"], "not a directory"),
     "dictionaries-is-a-file": ([*RUN, "--dictionaries", "{file}"], "not a directory"),
@@ -203,6 +209,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(
     [
         ("{file}/cache", "is not a directory"),
         ("/proc/no-such-process/cache", "cannot create the cache directory"),
+        ("{dir}/" + "x" * 300, "too long"),
     ],
 )
 def test_a_cache_directory_that_cannot_be_made_is_one_line(
