@@ -436,6 +436,7 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
 
 
 def validate(args: argparse.Namespace) -> None:
+    """Every check of the parsed options that argparse cannot make alone."""
     _validate_dictionaries(args)
     _validate_cache(args)
     _validate_outputs(args)
@@ -462,6 +463,8 @@ def _validate_cache(args: argparse.Namespace) -> None:
     """``--no-cache``, else a cache directory that can be created (owner-only)."""
     from corpora import cache
 
+    if args.command == "list":  # reads no corpus, needs no cache
+        return
     if getattr(args, "no_cache", False):
         os.environ["DEID_BENCH_NO_CACHE"] = "1"
     if cache.caching_enabled():

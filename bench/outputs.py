@@ -168,7 +168,7 @@ def write_outputs(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {name: out / path.name for name, path in written.items()}
+    return {name: Path(out_dir) / path.name for name, path in written.items()}
 
 
 def _replace_dir(new: Path, target: Path) -> None:
@@ -179,8 +179,13 @@ def _replace_dir(new: Path, target: Path) -> None:
         return
     old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
     os.replace(target, old / target.name)
-    os.replace(new, target)
-    shutil.rmtree(old, ignore_errors=True)
+    try:
+        os.replace(new, target)
+    except BaseException:
+        os.replace(old / target.name, target)  # put the previous report back
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str, Path]:
