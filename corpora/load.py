@@ -21,6 +21,7 @@ format is one module in ``corpora/readers/``.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -117,12 +118,16 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
             )
         from corpora.generator import default_corpus
 
-        base = default_corpus(
-            seed=options.seed,
-            n_documents=options.n_documents,
-            phi_rate=options.phi_rate,
-            category_weights=options.category_weights,
-        )
+        check_generator_options(options)
+        try:
+            base = default_corpus(
+                seed=options.seed,
+                n_documents=options.n_documents,
+                phi_rate=options.phi_rate,
+                category_weights=options.category_weights,
+            )
+        except ValueError as exc:  # a knob out of range, e.g. weights that overflow
+            raise CorpusError(f"cannot generate the {spec} corpus: {exc}") from None
         corpus = get_variant(head)(base, seed=options.seed)
         return _renamed(corpus, spec), []
     if head in SUBSET_NAMES:
@@ -148,6 +153,19 @@ def _subset(corpus: Corpus, which: str, name: str) -> Corpus:
         raise CorpusError(f"corpus {corpus.name!r} has no {which} patients")
     documents = tuple(corpus.documents[i] for i in keep)
     return Corpus(name=name, documents=documents, metadata={**corpus.metadata, "subset": which})
+
+
+def check_generator_options(options: LoadOptions) -> None:
+    """Reject generator knobs that cannot make a corpus (NaN and infinity included)."""
+    if options.n_documents is not None and options.n_documents < 1:
+        raise CorpusError(f"n_documents must be at least 1, not {options.n_documents}")
+    if not (math.isfinite(options.phi_rate) and options.phi_rate > 0):
+        raise CorpusError(f"phi_rate must be a positive finite number, not {options.phi_rate}")
+    for category, weight in options.category_weights:
+        if not (math.isfinite(weight) and weight >= 0):
+            raise CorpusError(
+                f"the weight of {category} must be a finite number >= 0, not {weight}"
+            )
 
 
 def _renamed(corpus: Corpus, name: str) -> Corpus:

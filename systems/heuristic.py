@@ -99,6 +99,11 @@ def edits1(word: str) -> set[str]:
     return out
 
 
+#: Table categories from the most to the least specific, as :meth:`HeuristicLexicon.category`
+#: checks them.
+_TABLE_PRIORITY = ("HOSPITAL", "LOCATION", "PATIENT")
+
+
 class HeuristicLexicon:
     """The lookup tables as sets, built once per dictionary set."""
 
@@ -137,12 +142,15 @@ class HeuristicLexicon:
         return None
 
     def approximate(self, form: str) -> str | None:
-        """The category of a table entry one edit away from ``form``, else ``None``."""
-        for candidate in edits1(form):
-            category = self.category(candidate)
-            if category is not None:
-                return category
-        return None
+        """The category of a table entry one edit away from ``form``, else ``None``.
+
+        When neighbours fall in several tables, the same priority as an exact match decides
+        (hospital, then location, then name), never the order the neighbours are generated
+        in: ``edits1`` is a set, whose iteration order follows ``PYTHONHASHSEED``, and the
+        first hit would make the labels change from one run to the next.
+        """
+        found = {self.category(candidate) for candidate in edits1(form)}
+        return next((c for c in _TABLE_PRIORITY if c in found), None)
 
 
 _LEXICONS: dict[int, tuple[Dictionaries, HeuristicLexicon]] = {}

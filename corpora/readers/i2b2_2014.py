@@ -71,7 +71,7 @@ from corpora.readers._common import (
     build_document,
     check_unique,
     decode_xml,
-    parse_int,
+    parse_offset,
     parse_xml,
     read_bytes,
     xml_files,
@@ -161,8 +161,9 @@ def _read_file(path: Path) -> Document:
 
 
 def _span(element: str, attrib: dict[str, str], text: str, file: str, doc_id: str) -> Span:
-    start = parse_int(attrib.get("start"), name="start", file=file, record=doc_id)
-    end = parse_int(attrib.get("end"), name="end", file=file, record=doc_id)
+    where = f"{element} tag {attrib.get('id', '?')}: "
+    start = parse_offset(attrib.get("start"), name="start", file=file, record=doc_id, where=where)
+    end = parse_offset(attrib.get("end"), name="end", file=file, record=doc_id, where=where)
     kind = attrib.get("TYPE", "")
     category = CATEGORIES.get(element, {}).get(kind)
     if category is None:

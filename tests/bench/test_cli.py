@@ -122,7 +122,7 @@ def test_lenient_skips_bad_records_and_counts_them(toy_systems, toy_jsonl, tmp_p
         (["run", "--systems", "toy-capitals", "--corpora", "nowhere"], "unknown corpus"),
         (["run", "--systems", "toy-capitals", "--corpora", "jsonl:/no/such/file"], "error:"),
         (["run", "--systems", "toy-capitals", "--dictionaries", "/no/such/dir"], "not a directory"),
-        (["run", "--folds", "many"], "invalid int value"),
+        (["run", "--folds", "many"], "not a whole number"),
         (["corpus", "stats", "bogus:path"], "unknown corpus kind"),
     ],
 )
