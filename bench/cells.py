@@ -24,11 +24,12 @@ import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from bench import schedule
+from bench import schedule, scrub
 from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
 from bench.run_types import CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document
+from corpora.nlp import MissingResourceError
 from systems import prediction_cache
 from systems.base import SystemUnavailable
 
@@ -51,6 +52,7 @@ def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
 def _run_cells(task: Task) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
     warmed = not task.spec.tags.uses_nlp
+    vocab: frozenset[str] | None = None  # the task's words, built at its first failure
     for cell in task.cells:
         split = cell.split
         test = [task.test_docs[i] for i in split.test]
@@ -86,23 +88,19 @@ def _run_cells(task: Task) -> list[CellOutcome]:
             system = task.spec.build()
             train = [task.train_docs[i] for i in split.train]
             got = prediction_cache.fit_predict(system, train, test, key=cell.key)
-        except SystemUnavailable as exc:
-            outcomes.append(
-                CellOutcome(
-                    predictions=None,
-                    seconds=0.0,
-                    error=f"skipped: {exc}",
-                    skipped=True,
-                    **base,
-                )
-            )
-            continue
         except (Exception, SystemExit) as exc:  # a failing system is reported, the others go on
+            unavailable = isinstance(exc, SystemUnavailable)
+            if vocab is None and not unavailable:
+                given = {id(d): d for d in (*task.train_docs, *task.test_docs)}
+                vocab = scrub.vocabulary(given.values())
+            message = describe(exc, vocab or frozenset())
             outcomes.append(
                 CellOutcome(
                     predictions=None,
-                    seconds=time.perf_counter() - start,
-                    error=describe(exc),
+                    seconds=0.0 if unavailable else time.perf_counter() - start,
+                    error=f"skipped: {message}" if unavailable else message,
+                    error_detail="".join(traceback.format_exception(exc)),
+                    skipped=unavailable,
                     **base,
                 )
             )
@@ -127,11 +125,22 @@ def _warm_quietly(documents: Sequence[Document]) -> None:
         nlp.warm_cache(documents)
 
 
-def describe(exc: BaseException) -> str:
-    """Error type, message and the innermost frame (no locals, so no PHI from variables)."""
+def describe(exc: BaseException, vocab: frozenset[str] = frozenset()) -> str:
+    """Error type, message and the innermost frame, with document text removed.
+
+    The message is scrubbed (:mod:`bench.scrub`) of quoted strings and of words from
+    ``vocab`` (the documents the system was given), because it is copied into the report,
+    run.json and the console.  Two messages are kept as they are, because they are
+    instructions written by the harness or the system's author, not data: a missing NLTK
+    resource, and :class:`SystemUnavailable` (reported without its type, as a reason the
+    system was skipped).  No locals are shown.
+    """
+    if isinstance(exc, SystemUnavailable):
+        return str(exc)
     tb = traceback.extract_tb(exc.__traceback__)
     where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    message = str(exc) if isinstance(exc, MissingResourceError) else scrub.scrub(str(exc), vocab)
+    return f"{type(exc).__name__}: {message}{where}"
 
 
 def warm_nlp_cache(corpora: Sequence[Corpus], show_progress: bool) -> str | None:
@@ -192,6 +201,7 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
             show_progress=config.show_progress,
             desc="jobs",
             on_result=_log_job if config.show_progress and not sys.stderr.isatty() else None,
+            on_lost=_lost_job,
         )
         if jobs
         else []
@@ -206,6 +216,30 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
         if o.ok and not o.cached
     )
     return outcomes
+
+
+def _lost_job(args: tuple[Sequence[Task]], reason: str) -> list[list[CellOutcome]]:
+    """Every cell of a job whose worker process died is failed (the others still count)."""
+    (tasks,) = args
+    return [
+        [
+            CellOutcome(
+                system=cell.system,
+                corpus=cell.split.test_corpus,
+                train_corpus=cell.split.train_corpus,
+                protocol=cell.split.protocol,
+                fold=cell.split.fold,
+                fraction=cell.split.fraction,
+                predictions=None,
+                seconds=0.0,
+                n_tokens=cell.n_tokens,
+                error=f"WorkerDied: {reason}",
+                key=cell.key,
+            )
+            for cell in task.cells
+        ]
+        for task in tasks
+    ]
 
 
 def _all_cached(task: Task) -> bool:

@@ -1,9 +1,9 @@
-"""``python -m bench``: list systems and corpora, show a corpus's Table 1, run the benchmark.
+"""``python -m bench``: list systems and corpora, corpus Tables 1, 6, 10, run the benchmark.
 
 Subcommands (each has ``--help``)::
 
     list                               systems and corpora, one line each
-    corpus stats CORPUS                words per PHI category (Sibanda & Uzuner 2006, Table 1)
+    corpus stats CORPUS                Tables 1, 6, 10 of Sibanda & Uzuner 2006, beside theirs
     run --systems all|NAME,... --corpora all|CORPUS,... --folds K --seed S --out DIR
     learning-curve --systems ... --corpora ...   training fractions 3.125 %-100 %
     ablation CORPUS --mode only|without          feature-class ablations (Stat De-id §5.4)
@@ -11,13 +11,17 @@ Subcommands (each has ``--help``)::
     kernels CORPUS                               SVM kernels (Stat De-id Table 3)
 
 Exit codes: 0 success; 1 a system failed (the others finished and were reported); 2 bad
-input or usage (one line on stderr, never a traceback).
+input or usage (one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 the
+reader of the output went away (``python -m bench list | head``).  Every option is checked
+before any work starts (:func:`validate`), so a bad value never costs a run.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -34,6 +38,8 @@ from bench.run_types import (
 from corpora.folds import GROUP_BY_CHOICES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: 128 + the signal number, as a shell reports a process stopped by SIGINT / SIGPIPE.
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 #: One line per embedded corpus (Sibanda & Uzuner 2006, §3, §6.2, §6.3).
 EMBEDDED_CORPORA = {
@@ -63,14 +69,98 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+# --------------------------------------------------------------------------- option types
+# Each checks one option's value at parse time, so argparse reports it as one line naming
+# the option (exit code 2).
+
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+
+
+def _whole(text: str) -> int:
+    """A whole number in ASCII digits (``int`` would also take ``1_0`` and ``١٠``)."""
+    if not _WHOLE.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return int(text)
+
+
+def _at_least(minimum: int, what: str = "") -> Any:
+    def parse(text: str) -> int:
+        value = _whole(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{what}: {value}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in its messages
+    return parse
+
+
 def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    """``--jobs``: a positive number, or -1 for every core."""
+    value = _whole(text)
     if value < 1 and value != -1:
         raise argparse.ArgumentTypeError("must be a positive number (or -1 for all cores)")
     return value
+
+
+#: Seeds are used by numpy's generators, which take 0 <= seed < 2**32.
+MAX_SEED = 2**32 - 1
+
+
+def _seed(text: str) -> int:
+    value = _whole(text)
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_SEED}: {value}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number: {text!r}")
+    return value
+
+
+def _positive_number(text: str) -> float:
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = _number(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive): {text!r}")
+    return value
+
+
+#: Bootstrap resamples are drawn as one resamples x documents matrix of floats (8 bytes
+#: each), so more than this would need gigabytes for a corpus of a few thousand notes.
+MAX_RESAMPLES = 100_000
+
+
+def _resamples(text: str) -> int:
+    value = _whole(text)
+    if not 0 <= value <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_RESAMPLES:,}: {value}")
+    return value
+
+
+def _fractions(text: str) -> tuple[float, ...]:
+    """``--fractions``: comma-separated training fractions, each in (0, 1]."""
+    try:
+        values = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: use numbers like 0.25,0.5,1") from None
+    if not values:
+        raise argparse.ArgumentTypeError("give at least one fraction, e.g. 0.25,0.5,1")
+    bad = [v for v in values if not 0 < v <= 1]  # also catches nan
+    if bad:
+        raise argparse.ArgumentTypeError(f"each fraction must be in (0, 1]: {bad[0]}")
+    return values
 
 
 def _category_weights(args: argparse.Namespace) -> tuple[tuple[str, float], ...]:
@@ -85,27 +175,30 @@ def _category_weights(args: argparse.Namespace) -> tuple[tuple[str, float], ...]
         except ValueError:
             weight = -1.0
         name = name.strip().upper()
-        if not sep or weight < 0 or name not in DEFAULT_CATEGORY_WEIGHTS:
+        valid = math.isfinite(weight) and weight >= 0
+        if not sep or not valid or name not in DEFAULT_CATEGORY_WEIGHTS:
             raise UsageError(
                 f"--category-weight {item!r}: use CATEGORY=W with CATEGORY one of "
-                f"{', '.join(DEFAULT_CATEGORY_WEIGHTS)}, e.g. DATE=2"
+                f"{', '.join(DEFAULT_CATEGORY_WEIGHTS)} and W a finite number >= 0, e.g. DATE=2"
             )
         out.append((name, weight))
     return tuple(out)
 
 
 def _common_corpus_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=int, default=0, help="seed of the corpus generator and folds")
+    p.add_argument(
+        "--seed", type=_seed, default=0, help="seed of the corpus generator and folds (0)"
+    )
     p.add_argument(
         "--n-documents",
-        type=_positive_int,
+        type=_at_least(1),
         default=None,
         metavar="N",
         help="number of documents of the embedded corpora (default: the generator's)",
     )
     p.add_argument(
         "--phi-rate",
-        type=float,
+        type=_positive_number,
         default=1.0,
         metavar="X",
         help="PHI share knob of the embedded corpora: the weight of PHI-bearing sentence "
@@ -145,10 +238,16 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         default="all",
         help="'all' (the four embedded corpora) or comma-separated corpus specs",
     )
-    p.add_argument("--folds", type=int, default=10, help="cross-validation folds (default 10)")
+    p.add_argument(
+        "--folds", type=_at_least(2), default=10, help="cross-validation folds (default 10)"
+    )
     _common_corpus_options(p)
     p.add_argument(
-        "--out", metavar="DIR", default=None, help="output directory (default reports/<timestamp>)"
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="output directory (default reports/<timestamp>): must be new, empty or a "
+        "previous report, which is replaced as a whole",
     )
     p.add_argument(
         "--jobs",
@@ -166,18 +265,19 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     p.add_argument(
         "--errors",
         metavar="FILE",
-        help="write missed/spurious PHI with context to FILE (contains PHI; created 0600)",
+        help="write missed/spurious PHI with context, and failed systems' full error "
+        "messages, to FILE (contains PHI: created 0600, and not allowed inside --out)",
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--alpha", type=_probability, default=0.05, help="significance level (0.05)")
     p.add_argument(
         "--resamples",
-        type=int,
+        type=_resamples,
         default=DEFAULT_RESAMPLES,
         help=f"bootstrap resamples for F1 CIs ({DEFAULT_RESAMPLES})",
     )
     p.add_argument(
         "--shuffles",
-        type=int,
+        type=_at_least(1),
         default=DEFAULT_SHUFFLES,
         help=f"approximate randomization shuffles ({DEFAULT_SHUFFLES:,}, as Yeh 2000 "
         "recommends)",
@@ -265,8 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
     stats = corpus_sub.add_parser(
         "stats",
-        help="words per PHI category (Table 1) as Markdown",
-        description="Words per PHI category and totals (Sibanda & Uzuner 2006, Table 1).",
+        help="words per PHI category, ambiguous, not in a dictionary (Tables 1, 6, 10)",
+        description="Tokens per PHI category, of them ambiguous and not in a dictionary, "
+        "beside the paper's figures (Sibanda & Uzuner 2006, Tables 1, 6 and 10).",
     )
     stats.add_argument("corpus", metavar="CORPUS", help="an embedded corpus or KIND:PATH spec")
     _common_corpus_options(stats)
@@ -307,6 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(lc, default_systems="svm")
     lc.add_argument(
         "--fractions",
+        type=_fractions,
         default="0.03125,0.0625,0.125,0.25,0.5,1",
         help="comma-separated training fractions (default 3.125%%..100%%)",
     )
@@ -326,7 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Information gain of the SVM's features (Sibanda & Uzuner 2006, §6.4).",
     )
     ig.add_argument("corpus", metavar="CORPUS")
-    ig.add_argument("--top", type=int, default=30, help="rows to show (0 = all; default 30)")
+    ig.add_argument(
+        "--top", type=_at_least(0), default=30, help="rows to show (0 = all; default 30)"
+    )
     _analysis_options(ig)
 
     kern = sub.add_parser(
@@ -336,7 +440,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     kern.add_argument("corpus", metavar="CORPUS")
     kern.add_argument(
-        "--train-documents", type=int, default=50, help="training documents (50, as in Table 3)"
+        "--train-documents",
+        type=_at_least(1),
+        default=50,
+        help="training documents (50, as in Table 3)",
     )
     _analysis_options(kern)
     return parser
@@ -345,7 +452,88 @@ def build_parser() -> argparse.ArgumentParser:
 def _analysis_options(p: argparse.ArgumentParser) -> None:
     _common_corpus_options(p)
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    p.add_argument("--folds", type=int, default=None, help="cross-validation folds (10)")
+    p.add_argument(
+        "--folds", type=_at_least(2), default=None, help="cross-validation folds (10)"
+    )
+
+
+# --------------------------------------------------------------------------- validation
+# Run by :func:`main` before any command does work, one function per concern; each raises
+# :class:`bench.run_types.UsageError` (or the backend's or cache's own error) with one line.
+# Option values argparse can check alone are checked by the option types above; what
+# needs the file system, the environment or several options together is checked here.
+# The system and corpus names, system parameters and protocol options are checked by
+# :func:`bench.plan.make_plan`, also before any corpus is loaded.
+
+
+def validate(args: argparse.Namespace) -> None:
+    """Every check of the parsed options that argparse cannot make alone."""
+    _validate_dictionaries(args)
+    _validate_cache(args)
+    _validate_outputs(args)
+    _validate_backend(args)
+    if getattr(args, "param", None) is not None:
+        _parse_params(args.param)
+    if getattr(args, "category_weight", None):
+        _category_weights(args)
+
+
+def _validate_dictionaries(args: argparse.Namespace) -> None:
+    from bench.run_types import UsageError
+
+    if getattr(args, "dictionaries", None):
+        if not Path(args.dictionaries).is_dir():
+            raise UsageError(f"--dictionaries {args.dictionaries}: not a directory")
+        os.environ["DEID_BENCH_DICTIONARIES"] = str(Path(args.dictionaries).resolve())
+    from_env = os.environ.get("DEID_BENCH_DICTIONARIES")
+    if from_env and not Path(from_env).is_dir():
+        raise UsageError(f"DEID_BENCH_DICTIONARIES={from_env}: not a directory")
+
+
+def _validate_cache(args: argparse.Namespace) -> None:
+    """``--no-cache``, else a cache directory that can be created (owner-only)."""
+    from corpora import cache
+
+    if args.command == "list":  # reads no corpus, needs no cache
+        return
+    if getattr(args, "no_cache", False):
+        os.environ["DEID_BENCH_NO_CACHE"] = "1"
+    if cache.caching_enabled():
+        cache.cache_dir()
+
+
+def _validate_outputs(args: argparse.Namespace) -> None:
+    """``--out``, ``--errors`` and ``--csv`` can be written, and do not collide."""
+    from bench.outputs import check_output_dir, check_output_file
+    from bench.run_types import UsageError
+
+    if args.command in ("run", "learning-curve"):
+        if args.out is None:
+            args.out = str(Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+        check_output_dir(Path(args.out), "--out")
+    if getattr(args, "errors", None):
+        check_output_file(Path(args.errors), "--errors")
+        out = Path(args.out).resolve()
+        if Path(args.errors).resolve().is_relative_to(out):
+            raise UsageError(
+                f"--errors {args.errors}: the file holds PHI, so it may not be written into "
+                f"the report directory {args.out} (which is meant to be shared)"
+            )
+    if getattr(args, "csv", None):
+        check_output_file(Path(args.csv), "--csv")
+
+
+def _validate_backend(args: argparse.Namespace) -> None:
+    """``--scheduler`` only with dask; a dask scheduler that is reachable and has workers."""
+    from bench.execution import dask_client
+    from bench.run_types import UsageError
+
+    backend = getattr(args, "backend", None)
+    if getattr(args, "scheduler", None) and backend != "dask":
+        raise UsageError("--scheduler is used only with --backend dask")
+    if backend == "dask":
+        with dask_client(args.scheduler):
+            pass
 
 
 # --------------------------------------------------------------------------- commands
@@ -387,15 +575,12 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
 
 
 def cmd_corpus_stats(args: argparse.Namespace) -> int:
-    corpus = _load(args.corpus, args)
-    try:
-        from corpora.stats import stats_markdown
-    except ImportError:
-        from bench.report import distribution_table
+    from bench.paper_figures import su06_corpus_columns
+    from corpora.dictionaries import system_dictionaries
+    from corpora.stats import stats_markdown
 
-        print(distribution_table({args.corpus: corpus}))
-    else:
-        print(stats_markdown(corpus))
+    corpus = _load(args.corpus, args)
+    print(stats_markdown(corpus, su06_corpus_columns(), system_dictionaries(args.dictionaries)))
     return EXIT_OK
 
 
@@ -425,14 +610,7 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
 
     if args.no_cache:
         os.environ["DEID_BENCH_NO_CACHE"] = "1"
-    fractions: tuple[float, ...] = ()
-    if getattr(args, "fractions", None):
-        try:
-            fractions = tuple(float(x) for x in args.fractions.split(",") if x.strip())
-        except ValueError:
-            raise UsageError(
-                f"--fractions {args.fractions!r}: use numbers like 0.25,0.5,1"
-            ) from None
+    fractions: tuple[float, ...] = getattr(args, "fractions", None) or ()
     config = RunConfig(
         systems=[args.systems],
         corpora=[args.corpora],
@@ -464,14 +642,20 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
     for name, n in result.skipped.items():
         if n:
             print(f"skipped {n} bad record(s) in corpus {name} (--lenient)", file=sys.stderr)
-    out = Path(args.out or Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+    out = Path(args.out)
     command = ["python", "-m", "bench", *sys.argv[1:]] if args._argv is None else args._argv
     try:
         paths = write_outputs(result, out, command)
     except OSError as exc:
         raise UsageError(f"cannot write the report to {out}: {exc.strerror or exc}") from exc
     if args.errors:
-        n = write_error_analysis(result, args.errors)
+        try:
+            n = write_error_analysis(result, args.errors)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write --errors {args.errors}: {exc.strerror or exc} (the report "
+                f"is in {out})"
+            ) from exc
         _note(args, f"wrote {n} missed/spurious PHI tokens to {args.errors} (contains PHI, 0600)")
     print(summary_table(result))
     print(f"\nreport: {paths['report']}")
@@ -502,6 +686,7 @@ def cmd_analysis(args: argparse.Namespace) -> int:
     from bench import paper_figures
 
     corpus = _load(args.corpus, args)
+    _check_analysis_size(args, len(corpus.documents))
     if args.command == "ablation":
         table = ablation.feature_ablation(
             corpus, mode=args.mode, folds=args.folds or 10, seed=args.seed
@@ -529,15 +714,33 @@ def cmd_analysis(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_analysis_size(args: argparse.Namespace, n_documents: int) -> None:
+    """The corpus is large enough for the analysis (checked once it is loaded)."""
+    from bench.run_types import UsageError
+
+    folds = args.folds or 10
+    if args.command == "ablation" and folds > n_documents:
+        raise UsageError(
+            f"corpus {args.corpus}: cannot make {folds} folds from {n_documents} documents "
+            "(use --folds)"
+        )
+    if args.command == "kernels" and n_documents < 2:
+        raise UsageError(f"corpus {args.corpus}: the kernel experiment needs at least 2 documents")
+
+
 def _print_table(table: Any, csv_path: str | None) -> None:
     import pandas as pd
 
+    from bench.run_types import UsageError
     from corpora.cache import atomic_write_text
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
     print(df.to_markdown(index=False, floatfmt=".4f"))
     if csv_path:
-        atomic_write_text(csv_path, df.to_csv(index=False))
+        try:
+            atomic_write_text(csv_path, df.to_csv(index=False))
+        except OSError as exc:
+            raise UsageError(f"cannot write --csv {csv_path}: {exc.strerror or exc}") from exc
 
 
 def _note(args: argparse.Namespace, message: str) -> None:
@@ -552,6 +755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; returns the exit code (never raises for input)."""
     from bench.execution import BackendError
     from bench.run_types import UsageError
+    from corpora.cache import CacheError
     from corpora.model import CorpusError
     from corpora.nlp import MissingResourceError
 
@@ -562,10 +766,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     args._argv = ["python", "-m", "bench", *argv] if argv is not None else None
     try:
-        if getattr(args, "dictionaries", None):
-            if not Path(args.dictionaries).is_dir():
-                raise UsageError(f"--dictionaries {args.dictionaries}: not a directory")
-            os.environ["DEID_BENCH_DICTIONARIES"] = str(Path(args.dictionaries).resolve())
+        validate(args)
         _load_peers(args)
         if args.command == "list":
             return cmd_list(args)
@@ -576,12 +777,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "learning-curve":
             return cmd_run(args, protocol="learning-curve")
         return cmd_analysis(args)
-    except (CorpusError, MissingResourceError, UsageError, BackendError) as exc:
+    except (CorpusError, MissingResourceError, UsageError, BackendError, CacheError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("interrupted; finished cells are cached and a re-run resumes", file=sys.stderr)
-        return 130
+        from corpora.cache import caching_enabled
+
+        resume = "; finished cells are cached, so the same command resumes"
+        resume = resume if caching_enabled() else ""
+        print(f"interrupted: no result file was left half-written{resume}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a path the file system refuses (too long, read-only, full ...)
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    """After the reader of stdout went away (``| head``), send the rest of the output and
+    the interpreter's final flush to /dev/null instead of a second BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a file (a test's capture): nothing to silence
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,6 +6,16 @@ significance tests are identical whatever the backend.  A task must not
 raise for a failing system -- the runner's cell function catches the error and returns it --
 so one broken system never stops the others.
 
+A task can still be *lost*: its worker process dies (a segmentation fault in a native
+library, the kernel's out-of-memory killer) or its result cannot be shipped back.  Loky
+then fails every unfinished task of the pool at once, innocent ones included, so the tasks
+that had not finished are run again, once, each alone in a fresh worker process: a task
+that kills its worker again is the culprit and is handed to ``on_lost`` (the runner reports
+its cells as failed); the others finish.  The retry is one task at a time because a worker
+killed for memory most likely needs the memory the other workers held.  The dask backend
+does the same for tasks dask gives up on (``KilledWorker``), and stops waiting with a clear
+error when the scheduler has no workers.
+
 Backends:
 
 ``sequential``
@@ -23,7 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -86,11 +98,14 @@ def execute(
     show_progress: bool = True,
     desc: str = "cells",
     on_result: Callable[[int, R], None] | None = None,
+    on_lost: Callable[[tuple[Any, ...], str], R] | None = None,
 ) -> list[R]:
     """``[func(*t) for t in tasks]`` on the chosen backend, in task order.
 
     ``on_result(index, result)`` is called as each task finishes (in completion order), so
     the caller can log progress or write partial output while the rest still run.
+    ``on_lost(args, reason)`` gives the result of a task whose worker died twice (see the
+    module docstring); without it such a task raises :class:`BackendError`.
     """
     backend = resolve_backend(backend, jobs)
     if jobs < 1 and jobs != -1:
@@ -98,8 +113,30 @@ def execute(
     if backend == "sequential":
         return _sequential(func, tasks, show_progress, desc, on_result)
     if backend == "joblib":
-        return _joblib(func, tasks, jobs, show_progress, desc, on_result)
-    return _dask(func, tasks, scheduler, show_progress, desc, on_result)
+        return _joblib(func, tasks, jobs, show_progress, desc, on_result, on_lost)
+    return _dask(func, tasks, scheduler, show_progress, desc, on_result, on_lost)
+
+
+def _lost(
+    on_lost: Callable[[tuple[Any, ...], str], R] | None, args: tuple[Any, ...], reason: str
+) -> R:
+    if on_lost is None:
+        raise BackendError(reason)
+    return on_lost(args, reason)
+
+
+def lost_reason(exc: BaseException) -> str:
+    """One line on why a task was lost, without the exception's message (which could
+    quote a task's data): the exit codes of dead workers, else the exception type."""
+    codes = re.search(r"exit codes of the workers are \{([^}]*)\}", str(exc))
+    if codes:
+        return (
+            f"its worker process died ({codes.group(1)}): a crash in native code or the "
+            "machine running out of memory"
+        )
+    if type(exc).__name__ == "KilledWorker":
+        return "the dask workers running it died (a crash or the machine running out of memory)"
+    return f"it could not be run in a worker process ({type(exc).__name__})"
 
 
 def _sequential(
@@ -125,18 +162,53 @@ def _joblib(
     show_progress: bool,
     desc: str,
     on_result: Callable[[int, R], None] | None,
+    on_lost: Callable[[tuple[Any, ...], str], R] | None = None,
 ) -> list[R]:
     from joblib import Parallel, delayed
 
-    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-    # ``return_as="generator"`` yields in task order as results arrive, so the bar moves.
+    if 0 < len(tasks) < jobs:  # loky starts every worker it is given, idle or not
+        jobs = len(tasks)
+    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+    # Unordered: each result is kept the moment it arrives (the index says where it goes),
+    # so a worker that dies later cannot take finished results with it.
     gen = parallel(delayed(_indexed)(func, i, args) for i, args in enumerate(tasks))
-    results: list[Any] = [None] * len(tasks)
-    for i, r in progress(gen, total=len(tasks), desc=desc, enabled=show_progress):
-        if on_result is not None:
-            on_result(i, r)
-        results[i] = r
-    return results
+    results: dict[int, Any] = {}
+    try:
+        for i, r in progress(gen, total=len(tasks), desc=desc, enabled=show_progress):
+            if on_result is not None:
+                on_result(i, r)
+            results[i] = r
+    except Exception as exc:  # a worker died, or a task's result could not be shipped back
+        unfinished = [i for i in range(len(tasks)) if i not in results]
+        print(
+            f"warning: {lost_reason(exc).replace('its worker', 'a worker')}; running the "
+            f"{len(unfinished)} unfinished task(s) again, one at a time",
+            file=sys.stderr,
+            flush=True,
+        )
+        for i in unfinished:
+            results[i] = _isolated(func, i, tasks[i], on_lost)
+            if on_result is not None:
+                on_result(i, results[i])
+    return [results[i] for i in range(len(tasks))]
+
+
+def _isolated(
+    func: Callable[..., R],
+    index: int,
+    args: tuple[Any, ...],
+    on_lost: Callable[[tuple[Any, ...], str], R] | None,
+) -> R:
+    """``func(*args)`` alone in a worker process; a lost task goes to ``on_lost``."""
+    from joblib.executor import get_memmapping_executor
+
+    # joblib's own reusable executor (the one Parallel uses, so a later Parallel in this
+    # process finds it as it expects), with one worker; a fresh one if the last one broke.
+    executor = get_memmapping_executor(1)
+    try:
+        return executor.submit(_indexed, func, index, args).result()[1]
+    except Exception as exc:
+        return _lost(on_lost, args, lost_reason(exc))
 
 
 #: How far a loky worker's memory may grow before loky replaces it.  Loky's own guard is
@@ -166,6 +238,74 @@ def _keep_worker_caches() -> None:
         process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_MEMORY_GROWTH
 
 
+def dask_timeout() -> float:
+    """Seconds to wait for the scheduler and for workers (``DEID_BENCH_DASK_TIMEOUT``,
+    a number of seconds or a dask duration such as ``30s``; default 10 s)."""
+    from dask.utils import parse_timedelta
+
+    text = os.environ.get("DEID_BENCH_DASK_TIMEOUT", "10s")
+    try:
+        value = parse_timedelta(text, default="seconds")
+    except (ValueError, KeyError, TypeError):
+        raise BackendError(
+            f"DEID_BENCH_DASK_TIMEOUT={text!r}: use seconds, e.g. 10 or 30s"
+        ) from None
+    if value is None or not value > 0:
+        raise BackendError(f"DEID_BENCH_DASK_TIMEOUT={text!r}: must be more than 0 seconds")
+    return float(value)
+
+
+def check_scheduler_address(scheduler: str | None) -> None:
+    """Reject a dask scheduler address that cannot be one, before any work starts."""
+    if not scheduler:
+        raise BackendError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    try:
+        from distributed.comm import parse_address
+        from distributed.comm.addressing import get_address_host_port
+    except ImportError as exc:  # optional dependency
+        raise BackendError(
+            "the dask backend needs dask.distributed: pip install 'deid-bench[dask]'"
+        ) from exc
+    try:
+        scheme, _ = parse_address(scheduler)
+        if scheme != "inproc":
+            host, _ = get_address_host_port(scheduler)
+            if not host or any(c.isspace() for c in host):
+                raise ValueError("bad host name")
+    except (ValueError, TypeError) as exc:
+        raise BackendError(
+            f"--scheduler {scheduler!r} is not a dask scheduler address ({exc}); use e.g. "
+            "tcp://host:8786"
+        ) from None
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None) -> Iterator[Any]:
+    """A client of the scheduler with at least one worker, or a :class:`BackendError`."""
+    check_scheduler_address(scheduler)
+    from distributed import Client
+
+    timeout = dask_timeout()
+    try:
+        client = Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BackendError(
+            f"cannot reach the dask scheduler at {scheduler}: {type(exc).__name__}"
+            f"{': ' + str(exc).splitlines()[0] if str(exc) else ''}"
+        ) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError:
+            raise BackendError(
+                f"the dask scheduler at {scheduler} has no workers (waited {timeout:g} s; "
+                "start some with `dask worker ADDRESS`, or set DEID_BENCH_DASK_TIMEOUT)"
+            ) from None
+        yield client
+    finally:
+        client.close()
+
+
 def _dask(
     func: Callable[..., R],
     tasks: Sequence[tuple[Any, ...]],
@@ -173,35 +313,76 @@ def _dask(
     show_progress: bool,
     desc: str,
     on_result: Callable[[int, R], None] | None,
+    on_lost: Callable[[tuple[Any, ...], str], R] | None = None,
 ) -> list[R]:
-    timeout = os.environ.get("DEID_BENCH_DASK_TIMEOUT", "10s")
-    if not scheduler:
-        raise BackendError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:  # optional dependency
-        raise BackendError(
-            "the dask backend needs dask.distributed: pip install 'deid-bench[dask]'"
-        ) from exc
-    try:
-        client = Client(scheduler, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise BackendError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from exc
-    try:
-        # pure=False: identical arguments (e.g. two folds of a rule system) still run as
-        # separate tasks, so per-task timing in run.json stays meaningful.
-        futures = [
-            client.submit(_indexed, func, i, args, pure=False) for i, args in enumerate(tasks)
-        ]
-        results: list[Any] = [None] * len(tasks)
+    with dask_client(scheduler) as client:
+        timeout = dask_timeout()
+        results: dict[int, Any] = {}
+
+        def submit(indices: Sequence[int]) -> dict[Any, int]:
+            # pure=False: identical arguments (e.g. two folds of a rule system) still run
+            # as separate tasks, so per-task timing in run.json stays meaningful.
+            return {
+                client.submit(_indexed, func, i, tasks[i], pure=False): i for i in indices
+            }
+
+        def finished() -> Iterator[int]:
+            # Dask gives up on a task whose workers died (KilledWorker), and a task queued on
+            # the same worker may go with it: each lost task runs once more, alone.
+            lost: list[int] = []
+            for i, outcome in _gather(client, submit(range(len(tasks))), timeout):
+                if isinstance(outcome, _Failed) and outcome.retry:
+                    lost.append(i)
+                    continue
+                results[i] = _dask_result(outcome, tasks[i], on_lost)
+                yield i
+            for i in lost:
+                for _, outcome in _gather(client, submit([i]), timeout):
+                    results[i] = _dask_result(outcome, tasks[i], on_lost)
+                yield i
+
         with client.as_current():
-            for fut in progress(
-                as_completed(futures), total=len(futures), desc=desc, enabled=show_progress
-            ):
-                i, r = fut.result()
+            for i in progress(finished(), total=len(tasks), desc=desc, enabled=show_progress):
                 if on_result is not None:
-                    on_result(i, r)
-                results[i] = r
-        return results
-    finally:
-        client.close()
+                    on_result(i, results[i])
+        return [results[i] for i in range(len(tasks))]
+
+
+class _Failed:
+    """A dask task that produced no result: why, and whether running it again may help."""
+
+    def __init__(self, reason: str, retry: bool) -> None:
+        self.reason, self.retry = reason, retry
+
+
+def _dask_result(
+    outcome: Any, args: tuple[Any, ...], on_lost: Callable[[tuple[Any, ...], str], R] | None
+) -> Any:
+    return _lost(on_lost, args, outcome.reason) if isinstance(outcome, _Failed) else outcome
+
+
+def _gather(client: Any, futures: dict[Any, int], timeout: float) -> Iterator[tuple[int, Any]]:
+    """(index, result or :class:`_Failed`) as the futures finish; gives up on the rest when
+    the scheduler has had no worker for ``timeout`` seconds (else it would wait forever)."""
+    from distributed import wait
+
+    pending = set(futures)
+    no_workers_since: float | None = None
+    while pending:
+        try:
+            done, pending = wait(pending, timeout=min(timeout, 5.0), return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            done = set()
+        for fut in done:
+            try:
+                yield futures[fut], fut.result()[1]
+            except Exception as exc:  # KilledWorker, a result that cannot be unpickled
+                yield futures[fut], _Failed(lost_reason(exc), retry=True)
+        if done or client.scheduler_info().get("workers"):
+            no_workers_since = None
+        elif no_workers_since is None:
+            no_workers_since = time.monotonic()
+        elif time.monotonic() - no_workers_since > timeout:
+            for fut in pending:
+                yield futures[fut], _Failed("no dask worker was left to run it", retry=False)
+            return

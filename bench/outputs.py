@@ -1,18 +1,27 @@
 """Write a run's outputs: results.csv, significance.csv, operating_points.csv, run.json,
-report.md and the plots -- each file atomically, none with document text (except the
-explicit, owner-only ``--errors`` file)."""
+report.md and the plots -- none with document text (except the explicit, owner-only
+``--errors`` file, which may not live in the report directory).
+
+The report directory never mixes two runs' files and is never half-written: the outputs
+are written into a new hidden directory beside it, which then takes its place (a previous
+report there is moved aside and deleted).  So ``--out`` must be new, empty, or a previous
+report (it has a run.json); any other directory is refused before the run starts, because
+replacing it would delete files the harness did not write.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
+import shutil
 import stat
+import tempfile
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench.run_types import RunResult
+from bench.run_types import RunResult, UsageError
 from corpora import cache
 from corpora.model import OUTSIDE, PHI
 
@@ -98,16 +107,92 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
     }
 
 
+#: The file that marks a directory as a deid-bench report (and names its command).
+RUN_FILE = "run.json"
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """The directory ``path`` will be created in -- its parent, or the nearest ancestor
+    that exists -- is a directory this process can create files in."""
+    base = path.absolute().parent
+    while not base.exists() and base.parent != base:
+        base = base.parent
+    if not base.is_dir():
+        raise UsageError(f"{option} {path}: {base} is not a directory")
+    try:  # a real file, not os.access: root, read-only mounts and ACLs all answer truly
+        with tempfile.TemporaryFile(dir=base):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {base} ({exc.strerror})") from None
+
+
+def check_output_dir(out: Path, option: str = "--out") -> None:
+    """Refuse, before the run, an output directory :func:`write_outputs` would not replace."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{option} {out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / RUN_FILE).is_file():
+        raise UsageError(
+            f"{option} {out}: the directory is not empty and is not a previous report (no "
+            f"{RUN_FILE}); choose a new directory"
+        )
+    _check_writable(out, option)  # the new report is staged beside it
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """Refuse, before the run, a file path that cannot be written by an atomic rename."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a directory, expected a file name")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{option} {path}: exists and is not a regular file")
+    _check_writable(path, option)
+
+
 def write_outputs(
     result: RunResult, out_dir: str | os.PathLike[str], command: Sequence[str]
 ) -> dict[str, Path]:
-    """results.csv, significance.csv, run.json, report.md and plots, each written atomically."""
+    """results.csv, significance.csv, run.json, report.md and plots, in ``out_dir``.
+
+    Written into a hidden directory beside ``out_dir`` that then replaces it (see the
+    module docstring), so ``out_dir`` holds one complete run at any moment.
+    """
+    out = Path(out_dir).absolute()  # "." has no name to stage beside
+    if out.is_symlink():
+        out = out.resolve()
+    check_output_dir(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    try:
+        written = _write_all(result, staging, command)
+        os.chmod(staging, 0o777 & ~cache.current_umask())  # mkdtemp made it 0700
+        _replace_dir(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return {name: Path(out_dir) / path.name for name, path in written.items()}
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    """Put directory ``new`` at ``target``; a previous ``target`` is renamed away first and
+    deleted after, so ``target`` is never a mix of the two."""
+    if not target.exists():
+        os.replace(new, target)
+        return
+    old = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.old-"))
+    os.replace(target, old / target.name)
+    try:
+        os.replace(new, target)
+    except BaseException:
+        os.replace(old / target.name, target)  # put the previous report back
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str, Path]:
     import json
 
     from bench import report
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     paths = {
         "results": out / "results.csv",
         "significance": out / "significance.csv",
@@ -148,7 +233,9 @@ def write_error_analysis(result: RunResult, path: str | os.PathLike[str], contex
     """Missed and spurious PHI with ±``context`` tokens, in a 0600 file; returns the count.
 
     This file *does* contain PHI (that is its purpose), so it is created owner-only from the
-    start (no window with wider permissions) and begins with a warning header.
+    start (no window with wider permissions) and begins with a warning header.  Failed cells
+    follow as ``failed`` rows with their full error message and traceback (the report shows
+    them with document text removed).
     """
     lines = [
         "# WARNING: this file contains protected health information (PHI) from the corpus.",
@@ -156,6 +243,8 @@ def write_error_analysis(result: RunResult, path: str | os.PathLike[str], contex
         "# it; delete it when the error analysis is done.",
         "#",
         "# kind\tsystem\tcorpus\tdocument\ttoken\tgold\tpredicted\tcontext",
+        "# (kind 'failed': the document column names the fold and the context column holds",
+        "# the full error message and traceback, line breaks written as \\n)",
     ]
     from bench.scoring import Scorer
 
@@ -181,6 +270,11 @@ def write_error_analysis(result: RunResult, path: str | os.PathLike[str], contex
                         f"{kind}\t{system}\t{corpus}\t{doc.id}\t{i}\t{tok.label}\t{pred}\t{ctx}"
                     )
                     count += 1
+    for o in result.outcomes:
+        if o.error_detail and not o.skipped:
+            # the unscrubbed message and traceback of a failed cell, on one line
+            detail = o.error_detail.strip().replace("\t", " ").replace("\n", "\\n")
+            lines.append(f"failed\t{o.system}\t{o.corpus}\tfold {o.fold}\t\t\t\t{detail}")
     target = Path(path)
     cache.atomic_write_text(target, "\n".join(lines) + "\n", mode=stat.S_IRUSR | stat.S_IWUSR)
     return count

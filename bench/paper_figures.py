@@ -219,6 +219,36 @@ SU06_TABLE6_AMBIGUOUS: dict[str, int] = {
     "ID": 0,
     "PHONE": 0,
 }
+#: Table 10, "PHI Not in Dict." column: every name, location and hospital word.
+SU06_TABLE10_NOT_IN_DICTIONARY: dict[str, int] = {
+    "non-PHI": 0,
+    "PATIENT": 1045,
+    "DOCTOR": 302,
+    "LOCATION": 24,
+    "HOSPITAL": 376,
+    "DATE": 0,
+    "ID": 0,
+    "PHONE": 0,
+}
+
+
+def su06_corpus_columns() -> dict[str, dict[str, int]]:
+    """The paper's word counts of Tables 1, 6 and 10 as the columns
+    :func:`corpora.stats.stats_markdown` prints beside ours (keys
+    :data:`corpora.stats.PAPER_COLUMNS`, classes as its rows: ``Non-PHI`` and the labels)."""
+
+    def rows(column: dict[str, int]) -> dict[str, int]:
+        return {("Non-PHI" if k == "non-PHI" else k): v for k, v in column.items()}
+
+    return {
+        "table1_reidentified": rows(SU06_TABLE1["surrogate"]),
+        "table1_authentic": rows(SU06_TABLE1["authentic"]),
+        "table6_total": rows(SU06_TABLE1["ambiguous"]),
+        "table6_ambiguous": rows(SU06_TABLE6_AMBIGUOUS),
+        "table10_total": rows(SU06_TABLE1["unseen"]),
+        "table10_not_in_dictionary": rows(SU06_TABLE10_NOT_IN_DICTIONARY),
+    }
+
 
 #: Stat De-id report, i2b2 2006 challenge test set (§5.3, Table 2), percent.
 SD_I2B2 = [
@@ -398,10 +428,11 @@ DEPARTURES: dict[str, str] = {
     "(in-domain, so stronger than the paper's); simplified unknown-word model",
     "snow": "Roth & Yih's relational inference unavailable: learned entity-type "
     "co-occurrence constraints; a token network finds entity boundaries",
-    "heuristic": "Douglass's program and lists unavailable: rules re-written from §4.1 on "
-    "the harness dictionaries; no age patterns (§4.1 lists none)",
-    "mimic": "deid.pl re-implemented from Tafvizi Tables 2.2-2.6 plus a few recall rules; "
-    "states and countries not tagged (PhysioNet gold does not mark them)",
+    "heuristic": "Douglass's program unavailable: rules re-written from §4.1 with the context "
+    "words of its successor, deid 1.1, on the harness dictionaries; no age patterns (§4.1 "
+    "lists none)",
+    "mimic": "deid.pl 1.1 re-implemented rule by rule (output configuration); without its "
+    "SNOMED word list the harness's common words stand in; repeated names within a note only",
     # external tools run as installed: what the adapter changes about them
     "command": "an external tool run as it is; redacted output is aligned back to the note "
     "(docs/peers.md), type names read through a label table",

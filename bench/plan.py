@@ -331,5 +331,7 @@ def worker_environment(config: RunConfig) -> dict[str, str]:
         if name not in env and os.environ.get(name):
             env[name] = os.environ[name]
     if config.backend != "dask":  # a remote worker keeps its own cache directory
-        env[cache.ENV_CACHE] = str(cache.cache_dir())
+        env[cache.ENV_CACHE] = str(
+            cache.cache_dir() if cache.caching_enabled() else cache.cache_root()
+        )
     return env

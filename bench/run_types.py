@@ -173,6 +173,9 @@ class CellOutcome:
     info: dict[str, Any] = field(default_factory=dict)
     #: ``True`` when the system could not run here (missing optional tool), not a failure.
     skipped: bool = False
+    #: The unscrubbed message and traceback of a failure (``error`` has document text
+    #: removed); written only to the owner-only ``--errors`` file, never to a report.
+    error_detail: str | None = None
 
     @property
     def ok(self) -> bool:

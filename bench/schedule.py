@@ -68,7 +68,7 @@ def remember_timings(measured: Iterable[tuple[str, float, int]]) -> None:
     timings = load_timings()
     timings.update({k: s / t for k, (s, t) in totals.items()})
     data = json.dumps(timings, indent=0, sort_keys=True).encode()
-    cache.atomic_write_bytes(cache.cache_dir() / TIMINGS_FILE, data)
+    cache.write_entry(TIMINGS_FILE, data)
 
 
 def seconds_per_token(system_cls: type, key: str, timings: Mapping[str, float]) -> float:

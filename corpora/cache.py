@@ -4,6 +4,13 @@ Everything expensive (the generated corpus, POS tags, features, per-fold predict
 stored under a key of its inputs so that a repeated run is cheap.  Files are written to a
 temporary name and renamed, so an interrupted run never leaves a half-written file, and
 every entry carries a checksum so a corrupt one is detected and recomputed, never trusted.
+
+The cache holds whole note texts (the generated corpus and its variants) and lemmatized
+notes, so it is owner-only: directories are created 0700 and entries 0600 whatever the
+umask, and a cache directory that other users can read is reported once on stderr (it is
+left as it is: the user may share it on purpose).  The cache only saves time, so an entry
+that cannot be written (a full disk, a read-only directory) is reported once and the run
+goes on without it.
 """
 
 from __future__ import annotations
@@ -11,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,21 +33,87 @@ CACHE_FORMAT = 1
 T = TypeVar("T")
 
 
-def cache_dir() -> Path:
-    """``$DEID_BENCH_CACHE`` or ``~/.cache/deid-bench`` (created on demand)."""
+#: Permissions of the cache's directories and entries: owner only (they hold note text).
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+#: Set (to the cache path) once the permission check has run, so worker processes, which
+#: inherit the environment, do not repeat the warning.
+_ENV_CHECKED = "DEID_BENCH_CACHE_CHECKED"
+
+
+class CacheError(RuntimeError):
+    """The cache directory cannot be created or used (the CLI prints it as one line)."""
+
+
+def cache_root() -> Path:
+    """``$DEID_BENCH_CACHE`` or ``$XDG_CACHE_HOME/deid-bench`` (``~/.cache/deid-bench``),
+    without creating it."""
     root = os.environ.get(ENV_CACHE) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "deid-bench"
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "deid-bench"
     )
-    path = Path(root)
-    path.mkdir(parents=True, exist_ok=True)
+    return Path(root)
+
+
+_READY: set[str] = set()
+
+
+def cache_dir() -> Path:
+    """:func:`cache_root`, created owner-only on first use; raises :class:`CacheError`."""
+    path = cache_root()
+    if str(path) not in _READY:
+        make_private_dirs(path)
+        _warn_if_shared(path)
+        _READY.add(str(path))
     return path
+
+
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and its missing parents with mode 0700 (not ``0777 & ~umask``)."""
+    missing: list[Path] = []
+    p = path
+    while not p.is_dir():
+        if p.exists() or p.is_symlink():
+            raise CacheError(f"cannot use the cache directory {path}: {p} is not a directory")
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, PRIVATE_DIR_MODE)
+        except FileExistsError:
+            continue  # another worker made it (0700 too)
+        except OSError as exc:
+            raise CacheError(
+                f"cannot create the cache directory {path}: {exc.strerror or exc} "
+                f"(set {ENV_CACHE} to a writable directory)"
+            ) from None
+        os.chmod(d, PRIVATE_DIR_MODE)  # mkdir's mode is reduced by the umask
+
+
+def _warn_if_shared(path: Path) -> None:
+    """One line on stderr if other users can read or enter the cache directory."""
+    if os.environ.get(_ENV_CHECKED) == str(path):
+        return
+    os.environ[_ENV_CHECKED] = str(path)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return
+    if mode & 0o077:
+        print(
+            f"warning: the cache directory {path} (mode {mode:04o}) is open to other users "
+            f"and holds note text; make it private with: chmod 700 {path}",
+            file=sys.stderr,
+        )
 
 
 def caching_enabled() -> bool:
     return os.environ.get("DEID_BENCH_NO_CACHE", "") in ("", "0")
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (read by setting and restoring it)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -52,7 +127,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | No
     try:
         # mkstemp creates 0600; a result file gets the permissions a plain open() would
         # (0666 minus the umask) unless the caller asks for something stricter.
-        os.fchmod(fd, mode if mode is not None else 0o666 & ~_umask())
+        os.fchmod(fd, mode if mode is not None else 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -81,12 +156,40 @@ _MAGIC = b"DEIDBENCH1"
 
 
 def store(namespace: str, key: str, value: Any) -> None:
-    """Pickle ``value`` under ``namespace/key`` with a checksum header."""
+    """Pickle ``value`` under ``namespace/key`` with a checksum header, owner-only.
+
+    A write that fails (full disk, read-only directory) is reported once and skipped: the
+    value is still returned to the caller, only the next run recomputes it.
+    """
     if not caching_enabled():
         return
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     digest = hashlib.blake2b(payload, digest_size=16).digest()
-    atomic_write_bytes(cache_dir() / namespace / f"{key}.pkl", _MAGIC + digest + payload)
+    write_entry(Path(namespace) / f"{key}.pkl", _MAGIC + digest + payload)
+
+
+_WRITE_FAILED: set[str] = set()
+
+
+def write_entry(relative: str | os.PathLike[str], data: bytes) -> bool:
+    """Write ``data`` to ``relative`` under the cache directory (0600, in 0700 directories)
+    atomically; on an ``OSError`` warn once per cache directory and return ``False``."""
+    root = cache_dir()
+    target = root / relative
+    try:
+        make_private_dirs(target.parent)
+        atomic_write_bytes(target, data, mode=PRIVATE_FILE_MODE)
+    except (OSError, CacheError) as exc:
+        if str(root) not in _WRITE_FAILED:
+            _WRITE_FAILED.add(str(root))
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            print(
+                f"warning: cannot write to the cache {root} ({reason}); continuing without "
+                "caching, so the next run recomputes",
+                file=sys.stderr,
+            )
+        return False
+    return True
 
 
 _MISSING = object()

@@ -187,6 +187,53 @@ def load_directory(directory: str | os.PathLike[str]) -> Dictionaries:
     return out
 
 
+#: The lists a site compiles from its own notes -- its clinicians' names and the places
+#: around it (deid-1.1's ``doctor_*_names.txt`` and ``local_places_*.txt``): systems can be
+#: run without them to see how they would do at another hospital.
+SITE_LISTS: tuple[str, ...] = ("doctor_first_names", "doctor_last_names", "local_places")
+
+#: deid-1.1 files that no canonical list takes in but the program itself reads: its
+#: SNOMED-derived medical word list (part of deid.pl's "common words" test).
+DEID_EXTRA_FILES: tuple[str, ...] = ("dict/sno_edited.txt",)
+
+
+def dictionary_directory(directory: str | os.PathLike[str] | None = None) -> str | None:
+    """The extra dictionary directory systems use: ``directory``, else the
+    ``DEID_BENCH_DICTIONARIES`` directory, else ``None``."""
+    if directory is not None:
+        return str(directory)
+    return os.environ.get(ENV_DICTIONARIES) or None
+
+
+@lru_cache(maxsize=8)
+def _deid_files(root: str) -> dict[str, frozenset[str]]:
+    base = Path(root)
+    out: dict[str, frozenset[str]] = {}
+    for rel in (*DEID_FILES, *DEID_EXTRA_FILES):
+        path = base / rel
+        if path.is_file():
+            out[rel] = frozenset(read_word_list(path))
+    return out
+
+
+def deid_files(directory: str | os.PathLike[str] | None = None) -> Mapping[str, frozenset[str]]:
+    """The deid-1.1 word lists file by file (relative path -> lower-cased entries).
+
+    The canonical lists merge the deid-1.1 files (``female_names_unambig.txt`` and
+    ``female_names_ambig.txt`` both go to ``female_first_names``); the re-implementation of
+    the deid program (:mod:`systems.mimic`) needs each file in the role the program gives
+    it, because a name may be in both an unambiguous and an ambiguous file.  ``directory``
+    is resolved as by :func:`system_dictionaries`; the result is empty where there is no
+    directory or it is not in the deid-1.1 layout.  Cached per directory.
+    """
+    root = dictionary_directory(directory)
+    if root is None:
+        return {}
+    if not Path(root).is_dir():
+        raise CorpusError("dictionary directory not found", file=root)
+    return _deid_files(str(Path(root).resolve()))
+
+
 _SYSTEM_CACHE: dict[str | None, Dictionaries] = {}
 
 
@@ -197,7 +244,7 @@ def system_dictionaries(directory: str | os.PathLike[str] | None = None) -> Dict
     Kept apart from the lists used to *generate* surrogates so that "PHI not in a
     dictionary" (Sibanda & Uzuner 2006, §6.3) is a real condition.
     """
-    key = str(directory) if directory is not None else os.environ.get(ENV_DICTIONARIES)
+    key = dictionary_directory(directory)
     cached = _SYSTEM_CACHE.get(key)
     if cached is None:
         cached = default_dictionaries()
@@ -332,10 +379,12 @@ def _default_dictionaries() -> Dictionaries:
     out.add("us_states", geo["us_states"])
     out.add("us_state_abbreviations", geo["us_state_abbreviations"])
     out.add("countries", geo["countries"])
+    # Hospital stems only from system-side cities and surnames: a stem built on a held-back
+    # city ("kansas city general") would put that city in a system dictionary and undo the
+    # "not found in dictionaries" condition for every hospital named after it.
+    top_cities = [c for c in geo["us_cities"][:400] if system_side(c)]
     top_last = [n for n in census["last_names"][:500] if system_side(n)]
-    out.add("hospitals", _hospital_stems(geo["us_cities"][:400], top_last))
-    out.add("hospitals", (c for c in geo["us_cities"][:400] if not system_side(c)), ambiguous=False)
-    out.lists["hospitals"] = {h for h in out.lists["hospitals"] if system_side(h.split()[0])}
+    out.add("hospitals", _hospital_stems(top_cities, top_last))
     out.add("months", MONTHS)
     out.add("medical_terms", _data_list("medical_terms"))
     out.add("medical_terms", _data_list("drugs"))

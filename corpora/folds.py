@@ -11,10 +11,15 @@ stays on one side of every split.  Without that, a patient's name learned from o
 Grouping keys are read from ``Document.metadata``: readers set ``patient`` where the source
 knows it (PhysioNet patient ids, i2b2 2014 file names, a ``group`` field in JSON lines), and
 the embedded corpus's generator sets ``template`` (the pattern family of each note).
+
+The module also holds the one fixed split of a corpus by patient: the *tuning subset*
+(:func:`tuning_split`), the patients whose notes a developer may read while hand-tuning
+rules, kept apart from the patients rule-based systems are reported on.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
@@ -127,3 +132,43 @@ def document_kfold(
     and stacked systems use this on their training documents)."""
     key = resolve_group_key(documents, group_by)
     return kfold(len(documents), k, seed, groups_of(documents, key))
+
+
+# --------------------------------------------------------------------------------------
+# The tuning subset: patients set apart for hand-tuning rules
+# --------------------------------------------------------------------------------------
+
+#: A patient is in the tuning subset when its numeric id is a multiple of this number.
+TUNING_MODULUS = 5
+
+
+def is_tuning_patient(patient: object) -> bool:
+    """True if ``patient`` belongs to the tuning subset.
+
+    Rule-based systems have no training folds, so the errors a developer looks at while
+    writing or adjusting rules must come from notes that are never reported on.  The rule
+    is fixed in advance and depends on the patient id alone (not on which other patients a
+    corpus holds): a numeric id that is a multiple of :data:`TUNING_MODULUS` (PhysioNet ids
+    5, 10, 15, ...), any other id by a stable hash of its text.  One fifth of the patients,
+    and all of their notes, land on the tuning side.
+    """
+    key = str(patient).strip()
+    if key.isdigit():
+        return int(key) % TUNING_MODULUS == 0
+    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest()
+    return int.from_bytes(digest, "big") % TUNING_MODULUS == 0
+
+
+def tuning_split(documents: Sequence[Document]) -> tuple[list[int], list[int]]:
+    """(tuning, evaluation) document indices by :func:`is_tuning_patient`.
+
+    A document's patient is its ``patient`` metadata key; a document without one is its
+    own patient (its id is hashed), so every note of a patient lands on the same side.
+    """
+    tuning: list[int] = []
+    evaluation: list[int] = []
+    for i, doc in enumerate(documents):
+        patient = doc.metadata.get(DEFAULT_GROUP_KEY)
+        key = doc.id if patient in (None, "") else patient
+        (tuning if is_tuning_patient(key) else evaluation).append(i)
+    return tuning, evaluation

@@ -11,10 +11,18 @@ negatives (eponyms, devices, drug names, date-like lab values).
 
 The generated corpus is the *base* (playing the part of the paper's authentic corpus);
 :mod:`corpora.variants` derives the surrogate, ambiguous and unseen corpora from it.  The
-category mix follows Table 1 (re-identified column) of the paper: patients > dates >
-hospitals > doctors >> phones, IDs, locations.  PHI values come from the generation-side
-lists (:func:`corpora.dictionaries.surrogate_dictionaries`), so about a fifth of the names
-are absent from the system dictionaries.
+category mix resembles Table 1 (re-identified column) of the paper: dates, patients,
+doctors and hospitals in the thousands of tokens, phones, IDs, locations and ages in the
+hundreds.  PHI values come from the generation-side lists
+(:func:`corpora.dictionaries.surrogate_dictionaries`), so about a fifth of the names are
+absent from the system dictionaries.
+
+Each note belongs to one of :data:`TEMPLATE_FAMILIES` template families
+(``metadata["template"]``): its PHI-bearing sentences come only from its family's share of
+every pool of templates (:func:`_family_members`).  Notes of one family share phrasing,
+notes of different families do not, so ``--group-by template`` measures how a learned
+system does on phrasing it never saw in training -- the question real notes from another
+hospital or author ask -- while ``--group-by document`` measures it on familiar phrasing.
 
 Everything is drawn from one ``random.Random(seed)`` per document (seeded from the corpus
 seed and the document index), so a seed gives the same corpus on any machine, and the
@@ -35,12 +43,17 @@ from corpora.model import Corpus, Document, Span
 from corpora.surrogates import SurrogateFactory, default_pools
 
 #: Bump whenever the output for a given seed changes (invalidates the disk cache).
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 #: Extra weight of pattern families (templates with ``[a|b]`` choices) over fixed templates:
 #: they carry the varied, partly cue-less contexts that keep learners honest.
 COMPOSITIONAL_BOOST = 10.0
 #: Default number of documents (about 150,000+ tokens).
 DEFAULT_N_DOCUMENTS = 475
+#: Number of template families.  Document ``i`` belongs to family ``i % TEMPLATE_FAMILIES``
+#: (``metadata["template"]``) and writes its PHI-bearing sentences only with its family's
+#: templates, so ``--group-by template`` tests generalization to phrasing never seen in
+#: training.  Ten, so that ten-fold cross-validation can keep every family in one fold.
+TEMPLATE_FAMILIES = 10
 
 #: Relative weight of PHI-bearing templates by the category of their first PHI slot,
 #: tuned so the token mix resembles Table 1 (re-identified column) of the 2006 paper.
@@ -112,9 +125,10 @@ def _hospital_abbreviation(name: str, rng: random.Random) -> str:
 class _NoteWriter:
     """Renders templates for one note, keeping gold spans and the patterns used."""
 
-    def __init__(self, rng: random.Random, config: GeneratorConfig) -> None:
+    def __init__(self, rng: random.Random, config: GeneratorConfig, family: int = 0) -> None:
         self.rng = rng
         self.config = config
+        self.family = family
         self.factory = SurrogateFactory(rng, default_pools())
         f = self.factory
         sex = rng.choice("FM")
@@ -212,6 +226,10 @@ class _NoteWriter:
     def _write(self, text: str) -> None:
         self.parts.append(text)
         self.length += len(text)
+
+    def _undo_separator(self) -> None:
+        """Take back the separator written before a sentence that was not written."""
+        self.length -= len(self.parts.pop())
 
     def emit(self, template: str, pattern: str | None = None) -> None:
         template = T.expand(template, self.rng.choice)
@@ -373,6 +391,60 @@ def _weights(
     return weights
 
 
+def _varied(template: str) -> bool:
+    """A template with ``[a|b]`` choices or cue macros: many surface forms, one family."""
+    return "[" in template or "<" in template
+
+
+@lru_cache(maxsize=1024)
+def _family_members(options: tuple[str, ...], family: int) -> frozenset[int]:
+    """Indices of the PHI-bearing templates of ``options`` that belong to ``family``.
+
+    In a pool with at least as many PHI templates as there are families, the fixed ones and
+    the varied ones (:func:`_varied`) are each dealt to the families in turn, ordered by
+    their PHI categories: no two families share a PHI template, each gets a like share of
+    every category's, and (where a pool has ten varied ones) each gets a varied template
+    it may use more than once in a long section.  A smaller pool gives each family one of
+    its fixed and one of its varied PHI templates, shared by several families, so every
+    family still writes every kind of sentence.
+    """
+    phi = sorted(
+        (k for k, t in enumerate(options) if _phi_categories(t)),
+        key=lambda k: (_phi_categories(options[k]), k),
+    )
+    members: set[int] = set()
+    for group in (
+        [k for k in phi if not _varied(options[k])],
+        [k for k in phi if _varied(options[k])],
+    ):
+        if len(phi) >= TEMPLATE_FAMILIES:
+            members.update(k for j, k in enumerate(group) if j % TEMPLATE_FAMILIES == family)
+        elif group:
+            members.add(group[family % len(group)])
+    return frozenset(members)
+
+
+@lru_cache(maxsize=4096)
+def _family_weights(
+    options: tuple[str, ...],
+    phi_rate: float,
+    category_weights: tuple[tuple[str, float], ...],
+    family: int,
+) -> tuple[float, ...]:
+    """Template weights of one family: the other families' PHI templates at zero, its own
+    weighted up by (PHI templates in the pool / in the family), templates without PHI
+    shared by all.  Each template keeps its category weight relative to the others, so
+    :data:`DEFAULT_CATEGORY_WEIGHTS` set the category mix over the families together."""
+    weights = _weights(options, phi_rate, category_weights)
+    members = _family_members(options, family)
+    n_phi = sum(1 for t in options if _phi_categories(t))
+    scale = n_phi / len(members) if members else 0.0
+    return tuple(
+        (weights[k] * scale if k in members else 0.0) if _phi_categories(t) else weights[k]
+        for k, t in enumerate(options)
+    )
+
+
 def _choose(
     writer: _NoteWriter,
     prefix: str,
@@ -380,22 +452,42 @@ def _choose(
     options: list[str],
     offset: int = 0,
     used: set[int] | None = None,
-) -> None:
-    """Pick one template of ``pool`` (PHI-bearing ones weighted by category) and emit it.
+    recur: bool = True,
+) -> bool:
+    """Pick one template of ``pool`` allowed in the note's family (PHI-bearing ones weighted
+    by category) and emit it; False when every allowed template is weighted to zero.
 
-    Templates in ``used`` are avoided (no sentence twice in a section) while any is left.
+    Whether the sentence bears PHI is drawn first, by the two kinds' total weights; then a
+    template of that kind not in ``used`` (no sentence twice in a section while others are
+    left), else a used one that may recur -- one with ``[a|b]`` choices (its surface differs
+    each time) or one without PHI (list items such as ``{MED}``) -- else the same from the
+    other kind.  So a family with few templates of a pool writes about as much PHI as the
+    weights say without repeating a fixed PHI sentence.  ``recur=False`` (header lines)
+    never repeats a template.
     """
     cfg = writer.config
     key = (tuple(options), cfg.phi_rate, tuple(sorted(cfg.category_weights.items())))
-    weights = _weights(*key)
-    if used and len(used) < len(options):
-        weights = [0.0 if k in used else w for k, w in enumerate(weights)]
-    if not any(weights):  # every template carries a category weighted to zero
-        return
+    weights = list(_family_weights(*key, writer.family))
+    if used is not None and any(weights):
+        phi = [bool(_phi_categories(t)) for t in options]
+        kind = phi[writer.rng.choices(range(len(options)), weights)[0]]
+        varied = [recur and (_varied(t) or not phi[j]) for j, t in enumerate(options)]
+        preferences = [
+            [
+                w if phi[j] == same and (j not in used or (again and varied[j])) else 0.0
+                for j, w in enumerate(weights)
+            ]
+            for same in (kind, not kind)
+            for again in (False, True)
+        ]
+        weights = next((p for p in preferences if any(p)), preferences[-1])
+    if not any(weights):  # every allowed template used, or weighted to zero
+        return False
     i = writer.rng.choices(range(len(options)), weights)[0]
     if used is not None:
         used.add(i)
     writer.emit(options[i], f"{prefix}:{pool}:{i + offset}")
+    return True
 
 
 _LIST_SECTIONS = {"PAST MEDICAL HISTORY", "MEDICATIONS", "DISCHARGE MEDICATIONS"}
@@ -431,7 +523,8 @@ def _discharge(writer: _NoteWriter) -> None:
     writer._write("\n")
     used: set[int] = set()
     for _ in range(rng.randint(2, 5)):
-        _choose(writer, "d", "header", header[1:], offset=1, used=used)
+        if not _choose(writer, "d", "header", header[1:], offset=1, used=used, recur=False):
+            break
         writer._write("\n")
     writer._write("\n")
     for section, (lo, hi) in _DISCHARGE_SIZES.items():
@@ -446,7 +539,9 @@ def _discharge(writer: _NoteWriter) -> None:
             writer._write(
                 f"\n{k + 1}. " if listed and rng.random() < 0.7 else ("\n" if listed else " ")
             )
-            _choose(writer, "d", section, T.DISCHARGE[section], used=used)
+            if not _choose(writer, "d", section, T.DISCHARGE[section], used=used):
+                writer._undo_separator()
+                break
         writer._write("\n\n")
     for _ in range(rng.randint(1, 3)):
         _choose(writer, "d", "footer", T.DISCHARGE["footer"])
@@ -473,7 +568,8 @@ def _nursing(writer: _NoteWriter) -> None:
         writer._write("\n")
     used: set[int] = set()
     for _ in range(rng.randint(1, 3)):
-        _choose(writer, "n", "intro", T.NURSING["intro"], used=used)
+        if not _choose(writer, "n", "intro", T.NURSING["intro"], used=used):
+            break
         writer._write(" ")
     writer._write("\n")
     sep = rng.choice([": ", ": ", "- ", "="])
@@ -484,14 +580,16 @@ def _nursing(writer: _NoteWriter) -> None:
         lo, hi = 1, 3
         used = set()
         for _ in range(rng.randint(lo, hi)):
-            _choose(writer, "n", section, T.NURSING[section], used=used)
+            if not _choose(writer, "n", section, T.NURSING[section], used=used):
+                break
             writer._write(" ")
         writer._write("\n")
 
 
 def _document(seed: int, index: int, config: GeneratorConfig) -> Document:
     rng = random.Random(f"deid-bench:{GENERATOR_VERSION}:{seed}:{index}")
-    writer = _NoteWriter(rng, config)
+    family = index % TEMPLATE_FAMILIES
+    writer = _NoteWriter(rng, config, family)
     nursing = rng.random() < config.nursing_share
     if nursing:
         _nursing(writer)
@@ -509,7 +607,12 @@ def _document(seed: int, index: int, config: GeneratorConfig) -> Document:
         id=f"gen-{seed}-{index:04d}",
         text=text,
         spans=tuple(writer.spans),
-        metadata={"kind": kind, "case": case, "patterns": tuple(writer.patterns)},
+        metadata={
+            "kind": kind,
+            "case": case,
+            "template": f"family-{family}",
+            "patterns": tuple(writer.patterns),
+        },
     )
 
 

@@ -2,14 +2,17 @@
 
 Grammar (documented in the README)::
 
-    SPEC    := EMBEDDED | VARIANT ":" SPEC | KIND ":" PATH
+    SPEC    := EMBEDDED | VARIANT ":" SPEC | SUBSET ":" SPEC | KIND ":" PATH
     EMBEDDED:= authentic | surrogate | ambiguous | unseen     (the generated default corpus)
     VARIANT := authentic | surrogate | ambiguous | unseen     (a transform of SPEC)
+    SUBSET  := tuning | evaluation                            (patients of SPEC, see below)
     KIND    := physionet | i2b2-2006 | i2b2-2014 | jsonl      (a reader)
 
 so ``physionet:../shared/corpora/physionet-deid`` reads the PhysioNet notes and
 ``unseen:physionet:../shared/corpora/physionet-deid`` builds the paper's unseen-names variant
-of them (Sibanda & Uzuner 2006, §6.3).
+of them (Sibanda & Uzuner 2006, §6.3).  ``tuning:SPEC`` keeps the notes of the patients set
+apart for hand-tuning rules and ``evaluation:SPEC`` the notes of all other patients
+(:func:`corpora.folds.tuning_split`): rule-based systems are reported on ``evaluation:``.
 
 Readers and variants register themselves here (:func:`reader`, :func:`variant`), so a new
 format is one module in ``corpora/readers/``.
@@ -18,6 +21,7 @@ format is one module in ``corpora/readers/``.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -31,6 +35,8 @@ READER_MODULES = {
     "jsonl": "corpora.readers.jsonl",
 }
 VARIANT_NAMES = ("authentic", "surrogate", "ambiguous", "unseen")
+#: Patient subsets of a corpus: the tuning patients and everyone else.
+SUBSET_NAMES = ("tuning", "evaluation")
 
 
 @dataclass
@@ -112,14 +118,21 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
             )
         from corpora.generator import default_corpus
 
-        base = default_corpus(
-            seed=options.seed,
-            n_documents=options.n_documents,
-            phi_rate=options.phi_rate,
-            category_weights=options.category_weights,
-        )
+        check_generator_options(options)
+        try:
+            base = default_corpus(
+                seed=options.seed,
+                n_documents=options.n_documents,
+                phi_rate=options.phi_rate,
+                category_weights=options.category_weights,
+            )
+        except ValueError as exc:  # a knob out of range, e.g. weights that overflow
+            raise CorpusError(f"cannot generate the {spec} corpus: {exc}") from None
         corpus = get_variant(head)(base, seed=options.seed)
         return _renamed(corpus, spec), []
+    if head in SUBSET_NAMES:
+        base, skipped = load_corpus(rest, options)
+        return _subset(base, head, spec), skipped
     if head in VARIANT_NAMES:
         base, skipped = load_corpus(rest, options)
         return _renamed(get_variant(head)(base, seed=options.seed), spec), skipped
@@ -128,6 +141,31 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
         raise CorpusError("no documents could be read", file=rest)
     corpus = Corpus(name=spec, documents=tuple(result.documents), metadata={"kind": head})
     return corpus, result.skipped
+
+
+def _subset(corpus: Corpus, which: str, name: str) -> Corpus:
+    """The tuning patients' notes of ``corpus``, or every other patient's."""
+    from corpora.folds import tuning_split
+
+    tuning, evaluation = tuning_split(corpus.documents)
+    keep = tuning if which == "tuning" else evaluation
+    if not keep:
+        raise CorpusError(f"corpus {corpus.name!r} has no {which} patients")
+    documents = tuple(corpus.documents[i] for i in keep)
+    return Corpus(name=name, documents=documents, metadata={**corpus.metadata, "subset": which})
+
+
+def check_generator_options(options: LoadOptions) -> None:
+    """Reject generator knobs that cannot make a corpus (NaN and infinity included)."""
+    if options.n_documents is not None and options.n_documents < 1:
+        raise CorpusError(f"n_documents must be at least 1, not {options.n_documents}")
+    if not (math.isfinite(options.phi_rate) and options.phi_rate > 0):
+        raise CorpusError(f"phi_rate must be a positive finite number, not {options.phi_rate}")
+    for category, weight in options.category_weights:
+        if not (math.isfinite(weight) and weight >= 0):
+            raise CorpusError(
+                f"the weight of {category} must be a finite number >= 0, not {weight}"
+            )
 
 
 def _renamed(corpus: Corpus, name: str) -> Corpus:

@@ -6,14 +6,28 @@ and Table 10 (words not found in a dictionary).  :func:`distribution_table` comp
 three from :attr:`Document.tokens` -- token counts by gold label and by the ``ambiguous``
 / ``not_in_dictionary`` flags the variants set -- so the same numbers come out for the
 embedded corpus, PhysioNet or a user's data.  Only counts are reported, never PHI text.
+
+Given the paper's own columns (``paper``, from :mod:`bench.paper_figures`; this layer does
+not import it), :func:`stats_markdown` prints them beside ours, with each class's share,
+because the corpora differ in size: what should match is the proportions -- how much of
+each class is ambiguous or missing from the dictionaries, and what share of the ambiguous
+words is PHI (22 % in Table 6).
+
+:func:`site_list_coverage` adds one more count where the dictionaries hold a site's own
+lists (:data:`corpora.dictionaries.SITE_LISTS`, e.g. deid-1.1's clinician names): how many
+clinician-name occurrences of the corpus those lists already contain -- the share a rule
+system finds by look-up alone on its own hospital's notes, and loses at another hospital.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Mapping
 
 import pandas as pd
 
+from corpora.dictionaries import SITE_LISTS, Dictionaries, normalize
 from corpora.model import FLAG_AMBIGUOUS, FLAG_NOT_IN_DICTIONARY, LABELS, OUTSIDE, Corpus
 
 NON_PHI = "Non-PHI"
@@ -55,31 +69,176 @@ def distribution_table(corpus: Corpus) -> pd.DataFrame:
     return frame
 
 
-def stats_markdown(corpus: Corpus) -> str:
-    """Markdown with the paper's Tables 1, 6 and 10 for ``corpus`` (counts only)."""
+#: Keys of the ``paper`` columns :func:`stats_markdown` prints: class (a row of
+#: :func:`distribution_table`; ``PHI (all)`` and ``Total`` are summed) -> words.
+PAPER_COLUMNS = (
+    "table1_reidentified",
+    "table1_authentic",
+    "table6_total",
+    "table6_ambiguous",
+    "table10_total",
+    "table10_not_in_dictionary",
+)
+
+
+def _percent(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def _paper_column(paper: Mapping[str, Mapping[str, int]], key: str) -> dict[str, int | None]:
+    """One paper column over our rows; classes the paper does not have are ``None``."""
+    column = paper[key]
+    out: dict[str, int | None] = {NON_PHI: column.get(NON_PHI)}
+    out.update({label: column.get(label) for label in LABELS})
+    phi = [column[label] for label in LABELS if label in column]
+    out[PHI_TOTAL] = sum(phi)
+    out[TOTAL] = sum(phi) + column.get(NON_PHI, 0)
+    return out
+
+
+def _cell(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
+def _subset_table(
+    frame: pd.DataFrame,
+    column: str,
+    title: str,
+    paper_total: dict[str, int | None] | None,
+    paper_subset: dict[str, int | None] | None,
+) -> list[str]:
+    """A Markdown table: per class, tokens and the subset (count and share of the class),
+    ours and, if given, the paper's."""
+    head = ["class", "tokens", title, "share of class"]
+    if paper_total is not None and paper_subset is not None:
+        head += ["paper: words", f"paper: {title}", "paper: share of class"]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join([":---"] + ["---:"] * (len(head) - 1)) + "|",
+    ]
+    for row in frame.index:
+        n, k = int(frame.loc[row, "tokens"]), int(frame.loc[row, column])
+        cells = [row, f"{n:,}", f"{k:,}", _percent(k, n)]
+        if paper_total is not None and paper_subset is not None:
+            pn, pk = paper_total.get(row), paper_subset.get(row)
+            share = _percent(pk, pn) if pn is not None and pk is not None else "-"
+            cells += [_cell(pn), _cell(pk), share]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _list_form(word: str) -> str:
+    """A token as list entries are written: lower case, no final period or possessive."""
+    form = normalize(word)
+    if form.endswith(("'s", "\u2019s")) and len(form) > 3:
+        form = form[:-2]
+    return form[:-1] if form.endswith(".") and len(form) > 1 else form
+
+
+def site_list_coverage(
+    corpus: Corpus, dicts: Dictionaries, category: str = "DOCTOR"
+) -> tuple[int, int]:
+    """(covered, total): gold ``category`` phrases of ``corpus``, and how many of them have a
+    word in the site lists of ``dicts`` (:data:`~corpora.dictionaries.SITE_LISTS`).
+
+    A phrase counts once, however many of its words are listed; words are compared as the
+    lists write them (lower case, without a final period or "'s").
+    """
+    listed = dicts.union(SITE_LISTS)
+    covered = total = 0
+    for doc in corpus:
+        spans = [s for s in doc.spans if s.category == category]
+        if not spans:
+            continue
+        toks = doc.tokens
+        starts = [t.start for t in toks]
+        ends = [t.end for t in toks]
+        for span in spans:
+            total += 1
+            words = toks[bisect_right(ends, span.start) : bisect_left(starts, span.end)]
+            if any(_list_form(t.text) in listed for t in words):
+                covered += 1
+    return covered, total
+
+
+def stats_markdown(
+    corpus: Corpus,
+    paper: Mapping[str, Mapping[str, int]] | None = None,
+    dicts: Dictionaries | None = None,
+) -> str:
+    """Markdown with the paper's Tables 1, 6 and 10 for ``corpus`` (counts only), beside
+    the paper's own figures when ``paper`` holds the :data:`PAPER_COLUMNS`, and the
+    clinician names the site lists of ``dicts`` hold when it has any."""
     frame = distribution_table(corpus)
     n_docs = len(corpus)
     kinds = Counter(str(d.metadata.get("kind", "note")) for d in corpus)
+    columns = {key: _paper_column(paper, key) for key in PAPER_COLUMNS} if paper else {}
     lines = [
         f"# Corpus `{corpus.name}`",
         "",
         f"{n_docs} documents ({', '.join(f'{v} {k}' for k, v in sorted(kinds.items()))}), "
         f"{int(frame.loc['Total', 'tokens'])} tokens, "
-        f"{frame.loc[PHI_TOTAL, 'share']:.1%} of them PHI.  Counts are tokens.",
+        f"{frame.loc[PHI_TOTAL, 'share']:.1%} of them PHI.  Counts are tokens"
+        + ("; the paper's are words (Sibanda & Uzuner 2006)." if paper else "."),
         "",
         "## Table 1 -- distribution of PHI (tokens)",
         "",
-        frame[["tokens", "share"]]
-        .assign(share=lambda f: f["share"].map(lambda x: f"{x:.2%}"))
-        .to_markdown(),
+    ]
+    head = ["class", "tokens", "share"]
+    if columns:
+        head += ["paper: re-identified", "share", "paper: authentic", "share"]
+    lines += [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join([":---"] + ["---:"] * (len(head) - 1)) + "|",
+    ]
+    total = int(frame.loc[TOTAL, "tokens"])
+    for row in frame.index:
+        n = int(frame.loc[row, "tokens"])
+        cells = [row, f"{n:,}", _percent(n, total)]
+        for key in ("table1_reidentified", "table1_authentic") if columns else ():
+            value, whole = columns[key].get(row), columns[key][TOTAL]
+            cells += [_cell(value), "-" if value is None else _percent(value, whole or 0)]
+        lines.append("| " + " | ".join(cells) + " |")
+    amb, amb_phi = int(frame.loc[TOTAL, "ambiguous"]), int(frame.loc[PHI_TOTAL, "ambiguous"])
+    summary = f"{amb:,} tokens are uses of ambiguous words, {_percent(amb_phi, amb)} of them PHI"
+    if columns:
+        p_amb = columns["table6_ambiguous"][TOTAL] or 0
+        p_phi = columns["table6_ambiguous"][PHI_TOTAL] or 0
+        summary += f" (paper: {p_amb:,} words, {_percent(p_phi, p_amb)} PHI)"
+    lines += [
         "",
         "## Table 6 -- ambiguous tokens (PHI and non-PHI uses of ambiguous words)",
         "",
-        frame[["tokens", "ambiguous"]].to_markdown(),
+        summary + ".",
+        "",
+        *_subset_table(
+            frame,
+            "ambiguous",
+            "ambiguous",
+            columns.get("table6_total"),
+            columns.get("table6_ambiguous"),
+        ),
         "",
         "## Table 10 -- tokens not found in the system dictionaries",
         "",
-        frame[["tokens", "not_in_dictionary"]].to_markdown(),
+        *_subset_table(
+            frame,
+            "not_in_dictionary",
+            "not in dictionary",
+            columns.get("table10_total"),
+            columns.get("table10_not_in_dictionary"),
+        ),
         "",
     ]
+    if dicts is not None and dicts.union(SITE_LISTS):
+        covered, phrases = site_list_coverage(corpus, dicts)
+        share = f"{covered / phrases:.0%}" if phrases else "n/a"
+        lines += [
+            "## Clinician names in the site lists",
+            "",
+            f"{covered} of {phrases} clinician-name occurrences ({share}) have a word in the "
+            f"dictionaries' site lists ({', '.join(SITE_LISTS)}): what a rule system finds by "
+            "look-up alone on this corpus, and would not at another hospital.",
+            "",
+        ]
     return "\n".join(lines)

@@ -19,6 +19,7 @@ both the default-corpus generator (:mod:`corpora.generator`) and the corpus vari
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import random
 import re
@@ -105,8 +106,16 @@ def default_pools() -> Pools:
 # ----------------------------------------------------------------------------- casing
 
 
+_NOT_ASCII_LETTER = re.compile(r"[^A-Za-z]+")
+
+
 def case_style(text: str) -> str:
     """``upper``, ``lower`` or ``mixed`` -- the capitalization a replacement must copy."""
+    if text.isascii():  # the common case, without a per-character loop
+        ascii_letters = _NOT_ASCII_LETTER.sub("", text)
+        if len(ascii_letters) > 1 and ascii_letters.isupper():
+            return "upper"
+        return "lower" if ascii_letters and ascii_letters.islower() else "mixed"
     letters = [c for c in text if c.isalpha()]
     if letters and all(c.isupper() for c in letters) and len(letters) > 1:
         return "upper"
@@ -469,4 +478,61 @@ def replace_spans(
         spans=tuple(new_spans),
         marks=tuple(sorted(set(marks) | set(extra_marks))),
         metadata=dict(document.metadata if metadata is None else metadata),
+    )
+
+
+def insert_text(
+    document: Document, insertions: Sequence[tuple[int, str]], *, metadata_key: str = ""
+) -> Document:
+    """A copy of ``document`` with each ``(offset, text)`` inserted at ``offset`` (old
+    offsets, never inside a span); spans and marks move with their text.
+
+    Insertions at one offset keep their given order.  With ``metadata_key``, the inserted
+    stretches (new offsets, ``[start, end]`` pairs) are recorded under that metadata key, so
+    what was added stays visible.
+    """
+    ordered = sorted(enumerate(insertions), key=lambda item: (item[1][0], item[0]))
+    text = document.text
+    pieces: list[str] = []
+    added: list[list[int]] = []
+    offsets: list[int] = []  # old offset of each insertion, in order
+    lengths: list[int] = []
+    pos = delta = 0
+    for _, (offset, piece) in ordered:
+        if not 0 <= offset <= len(text):
+            raise ValueError(f"insertion offset {offset} outside the text")
+        pieces.append(text[pos:offset])
+        pieces.append(piece)
+        added.append([offset + delta, offset + delta + len(piece)])
+        offsets.append(offset)
+        lengths.append(len(piece))
+        delta += len(piece)
+        pos = offset
+    pieces.append(text[pos:])
+    cumulative = [0]
+    for n in lengths:
+        cumulative.append(cumulative[-1] + n)
+
+    def shift(offset: int, is_end: bool) -> int:
+        # an end at an insertion point stays before it; a start there moves after it
+        k = bisect.bisect_left(offsets, offset) if is_end else bisect.bisect_right(offsets, offset)
+        return offset + cumulative[k]
+
+    for span in document.spans:
+        k = bisect.bisect_right(offsets, span.start)
+        if k < len(offsets) and offsets[k] < span.end:
+            raise ValueError(f"insertion at {offsets[k]} inside span {span.start}-{span.end}")
+    metadata = dict(document.metadata)
+    if metadata_key:
+        metadata[metadata_key] = [*metadata.get(metadata_key, ()), *added]
+    return Document(
+        id=document.id,
+        text="".join(pieces),
+        spans=tuple(
+            Span(shift(s.start, False), shift(s.end, True), s.category) for s in document.spans
+        ),
+        marks=tuple(
+            Mark(shift(m.start, False), shift(m.end, True), m.flag) for m in document.marks
+        ),
+        metadata=metadata,
     )

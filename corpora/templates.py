@@ -209,6 +209,15 @@ DISCHARGE: dict[str, list[str]] = {
         "[OSH|Outside hospital|{HOSPA}] [course|records|labs][:|] {FINDING}[, {LAB}|].",
         "[Cards|Cardiology|PCP|Neuro] [<DR> |]{DOCL} [was|] [called|contacted|aware|recommended "
         "{PLAN}].",
+        "[Pt|Patient|She|He] [was|had been] [admitted|hospitalized] [to|at] [{HOSP}|{HOSPA}] "
+        "[in|on] [{YEAR}|{DATES}|{DATEL}] [for|with|w/] [{DX}|{CC}][, d/c'd home|].",
+        "[Mr.|Ms.|Mrs.] {PATN} [reports|notes|describes|endorses] [{SYMPTOM}|{CC}] "
+        "[starting|beginning|since] [{DATES}|{DATEL}|{NUM} days ago][, worse with exertion|].",
+        "[{PATF}|{PATL}|{PAT}|Mr. {PATN}|Mrs. {PATN}] [presented|came in|was brought in|"
+        "self-referred] [with|w/|c/o] [{CC}|{SYMPTOM}] [and|after|following] [{SYMPTOM}|a "
+        "fall|{NUM} days of {SYMPTOM}].",
+        "[{PATF}|{PATL}|Mr. {PATN}|Ms. {PATN}][,|] [a|the] [{AGEY}|{AGE}] [yo|y/o|year old] "
+        "[{SEX}|{SEXS}][,|] [has a hx of|with|w/] {DX}[ and {DX}|].",
     ],
     "PAST MEDICAL HISTORY": [
         "{DX}",
@@ -223,6 +232,15 @@ DISCHARGE: dict[str, list[str]] = {
         "{DX} [({YEAR})|{YEAR}|dx {YEAR}|since {YEAR}|]",
         "s/p {PROC} [{DATES}|{YEAR}|{DATEL}] [@|at|-|] [{HOSPA}|{HOSP}|<DR> {DOCL}|]",
         "{DX}, [followed by|f/b|sees|managed by] [<DR> |]{DOCL}[ at {HOSPA}|]",
+        "[{DX}|{DX}, stable|{DX} (controlled)][ -|,] dx [{YEAR}|{DATES}] [at|@|by] "
+        "[{HOSPA}|<DR> {DOCL}]",
+        "[h/o|hx of|history of] {DX} [s/p|with] {PROC} [in|on] [{YEAR}|{DATEL}]",
+        "[{PROC}|s/p {PROC}] [by|per|-] [<DR> {DOCL}|{DOC}][ {YEAR}| {DATES}|]",
+        "[{DX}|{EPON}][,|;] [f/u|follows|seen] [at|in] [{HOSPA}|{HOSP}][ clinic|]",
+        "[{DX}|{DX} on HD] [since|x] [{YEAR}|{NUM} yrs][, last admit {DATES}|]",
+        "[Admission|Admit|Hospitalization] [for|w/] [{DX}|{CC}] [{DATES}|{YEAR}|{DATEL}][ at "
+        "{HOSPA}|]",
+        "[{DX}|mild {DX}|severe {DX}] [per|on] [echo|cath|CT|{TEST}] [{DATES}|{YEAR}][ ({HOSPA})|]",
     ],
     "MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}, recently increased by Dr. {DOCL}"],
     "ALLERGIES": ["NKDA.", "{DRUG} (rash).", "{DRUG} -> hives.", "Penicillins; {DRUG}."],
@@ -245,6 +263,8 @@ DISCHARGE: dict[str, list[str]] = {
         "{PHONE}.",
         "[Lives|Resides] [in|at] [{LOC}|{HOSP} (NH)|a NH in {LOC}][; {JOB}|].",
         "[Family|Children|Kids] [in|:] {LOC}[ and {LOC}|].",
+        "[{PATF}|{PATL}|Pt|Mr. {PATN}|Mrs. {PATN}] [lives|resides] [with|w/] "
+        "[<KIN>|<WIFE>|<HUSB>] {REL}[ in {LOC}|][; {JOB}|].",
     ],
     "FAMILY HISTORY": [
         "Mother with {DX}; father died of MI at {AGEY}.",
@@ -333,6 +353,18 @@ DISCHARGE: dict[str, list[str]] = {
         "[{NUM}/10 pain|BP {BP}|PS {NUM}/5|I/O {NUM}/{NUM}|{HARDNUM}][,|;|.] [{DRUG}|{BRAND}] "
         "[given|changed|continued]; [f/u|follow up] [w/|with] [{DOCL}|<DR> {DOCL}|{SVC}][ "
         "{DATES}|].",
+        "[On|By|As of] [HD #{NUM}|{DATES}|{DATEL}][,|] [{PATF}|{PATL}|pt|the patient] [was|had "
+        "been] [transferred|moved|stepped down] to [the floor|{UNIT}|the {HOSPA} {UNIT}].",
+        "[<DR> {DOCL}|{DOC}|{SVC} ({DOCL})] [was consulted|saw the patient|followed] "
+        "[for|re:|regarding] [{DX}|{CC}|the {PROC}][ on {DATES}|].",
+        "[Pt's|The patient's|{PATF}'s] [<KIN>|<WIFE>|<DTR>|<SON>] {REL} [was updated|was "
+        "present|agreed with the plan|was at the bedside][ on {DATES}| daily| throughout|].",
+        "[{PATF}|{PATL}|{PAT}|Mr. {PATN}|Ms. {PATN}] [tolerated|did well with|had no "
+        "complications from] [the procedure|the {PROC}|diuresis|the transfusion][ and was "
+        "advanced to a regular diet|].",
+        "[{PATF}|{PATL}|Mrs. {PATN}|Mr. {PATN}] [remained|was|continued to be] "
+        "[afebrile|hemodynamically stable|in {RHYTHM}|on {O2}] [throughout|overnight|for the "
+        "rest of the stay|after the {PROC}].",
     ],
     "DISCHARGE MEDICATIONS": ["{MED}", "{MED}", "{MED}", "{MED}"],
     "DISCHARGE DISPOSITION": [

@@ -34,13 +34,13 @@ DOCTOR, LOCATION or HOSPITAL span that is in none of the lists the systems consu
 
 from __future__ import annotations
 
-import bisect
 import random
 import re
 import string
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
+from corpora.ambiguity import ambiguous_documents, candidates
 from corpora.dictionaries import (
     Dictionaries,
     normalize,
@@ -58,116 +58,17 @@ from corpora.model import (
 )
 from corpora.surrogates import (
     HOSPITAL_WORDS,
-    MONTH_NAMES,
     SurrogateFactory,
     apply_case,
     case_style,
-    parse_date,
-    render_date,
 )
 
 #: Bump whenever a variant's output for a given input changes (invalidates the cache).
-VARIANTS_VERSION = 2
+VARIANTS_VERSION = 3
 #: Categories whose words can be "in a dictionary" (Table 10 counts only these).
 NAME_CATEGORIES = frozenset({"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"})
 
 _WORD_RE = re.compile(r"[A-Za-z]+")
-
-# --------------------------------------------------------------------------- lexicon
-# Words ambiguous between PHI and non-PHI, each with a clinical non-PHI use that the
-# ambiguous variant appends to a note when the corpus has no such use yet (§6.2: "making
-# sure to use each ambiguous word both as PHI and non-PHI").  Written for deid-bench.
-AMBIGUOUS_SURNAMES: dict[str, str] = {
-    "Swan": "Swan catheter removed.",
-    "Huntington": "Family hx of Huntington's disease.",
-    "Bell": "Bell's palsy on the left, improving.",
-    "Parkinson": "Hx of Parkinson's disease, on sinemet.",
-    "Foley": "Foley draining clear urine.",
-    "Brown": "Brown stool, guaiac negative.",
-    "Green": "Green sputum suctioned.",
-    "White": "White count trending down.",
-    "Black": "Black tarry stool x1.",
-    "Graves": "Graves' disease s/p RAI.",
-    "Addison": "R/o Addison's disease, cortisol pending.",
-    "Cushing": "Cushingoid features noted; r/o Cushing syndrome.",
-    "Wilson": "Wilson's disease ruled out.",
-    "Hodgkin": "Hodgkin's lymphoma in remission.",
-    "Murphy": "Positive Murphy's sign.",
-    "Crohn": "Crohn's flare suspected.",
-    "Still": "Still febrile this afternoon.",
-    "Long": "Long discussion with family about goals.",
-    "Young": "Young-appearing for stated age.",
-    "Stone": "Kidney stone passed.",
-    "Sharp": "Sharp chest pain with inspiration.",
-    "Strong": "Strong peripheral pulses.",
-    "Small": "Small amount of drainage.",
-    "Short": "Short of breath with exertion.",
-    "Bland": "Bland diet as tolerated.",
-    "Gross": "Gross hematuria resolved.",
-    "Power": "Power 5/5 in all extremities.",
-    "Fox": "Fox news on in room.",
-    "Banks": "Blood banks notified of need for platelets.",
-    "Hall": "Ambulated in hall with PT.",
-    "Cook": "Cook catheter in place.",
-    "Baker": "Baker's cyst on ultrasound.",
-}
-AMBIGUOUS_FIRST_NAMES: dict[str, str] = {
-    "Will": "Will continue current plan.",
-    "Hope": "Family expresses hope for recovery.",
-    "Rose": "Temp rose to 101.2 overnight.",
-    "Mark": "Mark the site with a marker before the tap.",
-    "Bill": "Bill questions referred to SW.",
-    "Pat": "Pat dry and apply duoderm.",
-    "Ray": "Gamma ray exposure denied.",
-    "Frank": "Frank blood from NGT.",
-    "Gene": "Gene testing sent.",
-    "Grace": "Grace period for insurance discussed by case management.",
-    "Joy": "Joy juice not given.",
-    "Iris": "Iris reactive bilaterally.",
-    "Faith": "Faith in team expressed by family.",
-    "Sandy": "Sandy stool noted.",
-    "Penny": "Penny-sized lesion on sacrum.",
-    "Dawn": "Restless until dawn.",
-    "Guy": "Guy wire of traction adjusted.",
-    "Lance": "Lance the abscess per surgery.",
-}
-AMBIGUOUS_PLACES: dict[str, str] = {
-    "Paris": "Plaster of Paris splint applied.",
-    "Reading": "BP reading of 150/90 repeated.",
-    "Mobile": "Mobile with walker.",
-    "Normal": "Normal sinus rhythm on telemetry.",
-    "Orange": "Orange juice given for low sugar.",
-    "Bath": "Sponge bath given.",
-    "Independence": "Independence with ADLs is the goal.",
-    "Marathon": "Marathon runner prior to admission.",
-    "Sandwich": "Ate half a sandwich at lunch.",
-    "Lancaster": "Lancaster bed ordered.",
-    "Hope": "Family expresses hope for recovery.",
-    "Mercy": "Mercy bed rail padded.",
-    "Warren": "Warren shunt patent on US.",
-    "Concord": "Concord with plan per family.",
-}
-AMBIGUOUS_MONTHS: dict[str, str] = {
-    "May": "May need intubation if worse.",
-    "March": "March of the family to the chapel.",
-}
-AMBIGUOUS_HOSPITAL_PATTERNS = (
-    "{w} Memorial Hospital",
-    "{w} General Hospital",
-    "{w} Medical Center",
-    "{w} Clinic",
-    "{w} Rehab",
-)
-
-
-def ambiguous_lexicon() -> dict[str, str]:
-    """Every ambiguous word (lower-cased) -> a non-PHI use of it."""
-    out: dict[str, str] = {}
-    for table in (AMBIGUOUS_SURNAMES, AMBIGUOUS_FIRST_NAMES, AMBIGUOUS_PLACES, AMBIGUOUS_MONTHS):
-        for w, use in table.items():
-            out.setdefault(w.lower(), use)
-    return out
-
 
 # --------------------------------------------------------------------------- dictionaries
 
@@ -303,106 +204,47 @@ def surrogate(corpus: Corpus, *, seed: int) -> Corpus:
     return _cached("surrogate", corpus, seed, compute)
 
 
-class _AmbiguousFactory(SurrogateFactory):
-    """Surrogates drawn mostly from words that are also ordinary or medical words."""
-
-    def __init__(self, rng: random.Random, style: str = "mixed") -> None:
-        super().__init__(rng)
-        self.style = style  # the note's capitalization (upper / lower / mixed)
-        self.surnames = sorted(AMBIGUOUS_SURNAMES)
-        self.first_names = sorted(AMBIGUOUS_FIRST_NAMES)
-        self.places = sorted(AMBIGUOUS_PLACES)
-
-    def amb_last(self) -> str:
-        return self.rng.choice(self.surnames) if self.rng.random() < 0.75 else self.last_name()
-
-    def amb_first(self) -> str:
-        if self.rng.random() < 0.6:
-            return self.rng.choice(self.first_names)
-        return self.first_name()
-
-    def amb_hospital(self) -> str:
-        if self.rng.random() < 0.5:
-            word = self.rng.choice(self.surnames + self.places)
-            return self.rng.choice(AMBIGUOUS_HOSPITAL_PATTERNS).format(w=word)
-        return self.hospital()
-
-    def replace(self, category: str, text: str) -> str:
-        if category in ("PATIENT", "DOCTOR"):
-            return self.replace_name(text, first=self.amb_first, last=self.amb_last)
-        if category == "LOCATION":
-            return self.replace_location(text, lambda: self.rng.choice(self.places))
-        if category == "HOSPITAL":
-            return self.replace_hospital(text, self.amb_hospital)
-        if category == "DATE":
-            parsed = parse_date(text)
-            if parsed is not None and self.rng.random() < 0.35:
-                date, fmt = parsed
-                date = date + self.shift
-                month = self.rng.choice((5, 3))
-                date = date.replace(month=month, day=min(date.day, 28))
-                if fmt in ("m/d", "mm/dd/yyyy", "m/d/yy", "m/d/yyyy", "mm/dd/yy"):
-                    fmt = "Mon d" if fmt == "m/d" else "Month d, yyyy"
-                if "Mon" in fmt or "Month" in fmt:
-                    new = render_date(date, fmt)
-                    return apply_case(new, case_style(text) if text[:1].isalpha() else self.style)
-        return super().replace(category, text)
-
-
-def _lexicon_matches(text: str, lexicon: dict[str, str]) -> list[tuple[int, int, str]]:
-    """(start, end, lower-cased word) of every whole-word occurrence of a lexicon word."""
-    return [
-        (m.start(), m.end(), w)
-        for m in _WORD_RE.finditer(text)
-        if (w := m.group(0).lower()) in lexicon
+def _flag_ambiguous(documents: list[Document]) -> tuple[list[list[Mark]], set[str]]:
+    """``ambiguous`` marks on every use, PHI or not, of every candidate word the corpus uses
+    both as PHI and as an ordinary word (§6.2); and those words."""
+    as_phi: set[str] = set()
+    as_other: set[str] = set()
+    for doc in documents:
+        pos = 0
+        for span in doc.spans:
+            as_other.update(_WORD_RE.findall(doc.text[pos : span.start].lower()))
+            as_phi.update(_WORD_RE.findall(doc.span_text(span).lower()))
+            pos = span.end
+        as_other.update(_WORD_RE.findall(doc.text[pos:].lower()))
+    as_phi &= as_other & candidates().keys()
+    marks = [
+        [
+            Mark(m.start(), m.end(), FLAG_AMBIGUOUS)
+            for m in _WORD_RE.finditer(doc.text)
+            if m.group(0).lower() in as_phi
+        ]
+        for doc in documents
     ]
-
-
-def _inside_span(document: Document, start: int, end: int) -> bool:
-    spans = document.spans
-    i = bisect.bisect_right([s.start for s in spans], start) - 1
-    return i >= 0 and spans[i].start <= start and end <= spans[i].end
+    return marks, as_phi
 
 
 @variant("ambiguous")
 def ambiguous(corpus: Corpus, *, seed: int) -> Corpus:
-    """PHI replaced by words ambiguous between PHI and non-PHI, all uses flagged (§6.2)."""
+    """PHI replaced by words ambiguous between PHI and non-PHI, all uses flagged (§6.2).
+
+    How the words are chosen and placed is :mod:`corpora.ambiguity`: names, places,
+    hospitals and dates become candidates (words that are also ordinary or medical words)
+    with the per-class chances of Table 6; every candidate used as PHI also occurs as an
+    ordinary word -- where the base already has it, or in a sentence inserted in a section
+    where such a sentence belongs -- in the proportion of Table 6 (about 22 % of its uses
+    PHI).  The inserted stretches are listed in ``metadata["ambiguous_inserted"]``.
+    """
 
     def compute() -> Corpus:
-        lexicon = ambiguous_lexicon()
-        docs: list[Document] = []
-        for d in corpus:
-            factory = _AmbiguousFactory(_rng("ambiguous", seed, d), case_style(d.text))
-            repl = {s: factory.replace(s.category, d.text[s.start : s.end]) for s in d.spans}
-            docs.append(replace_spans(d, repl, drop_flags=frozenset({FLAG_NOT_IN_DICTIONARY})))
-        # Which ambiguous words are used as PHI, and which also as non-PHI?
-        as_phi: dict[str, int] = {}
-        as_other: set[str] = set()
-        for i, d in enumerate(docs):
-            for start, end, w in _lexicon_matches(d.text, lexicon):
-                if _inside_span(d, start, end):
-                    as_phi.setdefault(w, i)
-                else:
-                    as_other.add(w)
-        # Make sure every word used as PHI also occurs as non-PHI (append a use).
-        appended: dict[int, list[str]] = {}
-        for w, i in sorted(as_phi.items()):
-            if w not in as_other:
-                appended.setdefault(i, []).append(lexicon[w])
-        for i, uses in appended.items():
-            d = docs[i]
-            tail = apply_case(" ".join(uses), case_style(d.text))
-            docs[i] = replace_spans(d, {}, append="\n" + tail + "\n")
-        used = set(as_phi)
+        docs = ambiguous_documents(list(corpus), seed, VARIANTS_VERSION)
+        marks, _ = _flag_ambiguous(docs)
         vocab = vocabulary(system_dictionaries())
-        out = []
-        for d in docs:
-            marks = [
-                Mark(start, end, FLAG_AMBIGUOUS)
-                for start, end, w in _lexicon_matches(d.text, lexicon)
-                if w in used
-            ]
-            out.append(_flagged(d, vocab, marks))
+        out = [_flagged(d, vocab, m) for d, m in zip(docs, marks, strict=True)]
         return _corpus("ambiguous", corpus, seed, out)
 
     return _cached("ambiguous", corpus, seed, compute)
@@ -492,15 +334,9 @@ def unseen(corpus: Corpus, *, seed: int) -> Corpus:
 
 
 __all__ = [
-    "AMBIGUOUS_FIRST_NAMES",
-    "AMBIGUOUS_MONTHS",
-    "AMBIGUOUS_PLACES",
-    "AMBIGUOUS_SURNAMES",
-    "MONTH_NAMES",
     "NAME_CATEGORIES",
     "VARIANTS_VERSION",
     "ambiguous",
-    "ambiguous_lexicon",
     "authentic",
     "not_in_dictionary_marks",
     "surrogate",

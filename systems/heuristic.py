@@ -20,10 +20,13 @@ the packaged medical vocabulary), except right after a title ("Dr. White").
 
 ``context.*`` -- **context clues**: titles ("Mr.", "Mrs.", "Dr.") and name indicators
 ("proxy", "daughter", "husband" ...) make the next word a name (``context.title``,
-``context.name_indicator``); location indicators ("lives in", "resides in", "from") make
-the next word a location when it is a table word or not a common word
+``context.name_indicator``); location indicators ("lives in", "comes from") make the next
+word a location when it is a table word or not a common word
 (``context.location_indicator``); a last-name prefix ("van", "mc") before a last name
-joins it (``context.prefix``).
+joins it (``context.prefix``).  The titles and indicators are the context words of the deid
+program, the later version of Douglass's (:data:`systems.patterns.NAME_INDICATORS` and
+neighbours, shared with the MIMIC rules): the heuristic looks at the word or two before a
+token, so it takes the one-word name indicators and the two-word location phrases.
 
 ``approx`` -- **approximate matching**: a capitalized (not all-capitals) token of at least
 ``min_length`` characters, in no table and not a common word, within one edit (deletion, insertion,
@@ -36,8 +39,8 @@ in the table sets -- no index to build, and only a few percent of tokens qualify
 numbers after "MRN", "unit no."); the paper lists no age patterns for this system, so it
 does not tag AGE.
 
-Titles, indicators and the common-words list of Douglass's program are not published; the
-word lists here are our substitutes, written from the categories the paper names.
+Douglass's own common-words list is not published; the harness's common-word lists stand
+in for it.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from typing import TYPE_CHECKING
 
 from corpora.dictionaries import Dictionaries, system_dictionaries
 from corpora.model import OUTSIDE
+from systems import patterns
 from systems.base import System, register
 from systems.patterns import (
     DATE_EXTRA,
@@ -69,29 +73,16 @@ if TYPE_CHECKING:
 PATTERNS = PatternSet((*PHONE_TABLE, *SSN_TABLE, *RECORD_IDS, *DATE_TABLE, *DATE_EXTRA))
 
 #: Titles: the next word is a name ("Mr." -> a patient or relative, "Dr." -> a clinician).
-DOCTOR_TITLES = frozenset("dr drs doctor".split())
-PERSON_TITLES = frozenset("mr mrs ms miss mister".split())
-#: Name indicators (§4.1: "proxy", "daughter"; plus the other family words of the same kind).
-NAME_INDICATORS = frozenset(
-    """proxy daughter daughters son sons husband wife sister brother mother father niece
-    nephew aunt uncle cousin grandson granddaughter friend guardian spouse fiance
-    fiancee partner neighbor dtr""".split()
-)
-#: Location indicators (§4.1: "lives in"): (word before, word) pairs; "" matches anything.
+DOCTOR_TITLES = frozenset(t for t, label in patterns.TITLES.items() if label == "DOCTOR")
+PERSON_TITLES = frozenset(t for t, label in patterns.TITLES.items() if label == "PATIENT")
+#: Name indicators (§4.1: "proxy", "daughter"): the one-word ones.
+NAME_INDICATORS = frozenset(w for w in patterns.NAME_INDICATORS if " " not in w)
+#: Location indicators (§4.1: "lives in"): (word before, word) pairs.
 LOCATION_INDICATORS = frozenset(
-    {
-        ("lives", "in"),
-        ("living", "in"),
-        ("live", "in"),
-        ("resides", "in"),
-        ("lives", "at"),
-        ("moved", "to"),
-        ("", "from"),
-        ("", "near"),
-    }
+    tuple(phrase.split()) for phrase in patterns.LOCATION_INDICATORS if phrase.count(" ") == 1
 )
 _CONTEXT_WORDS = (
-    DOCTOR_TITLES | PERSON_TITLES | NAME_INDICATORS | {"in", "at", "to", "from", "near"}
+    DOCTOR_TITLES | PERSON_TITLES | NAME_INDICATORS | {w for _, w in LOCATION_INDICATORS}
 )
 _SOFT_PUNCT = frozenset({".", ",", ":", "-"})
 _LETTERS = string.ascii_lowercase
@@ -106,6 +97,11 @@ def edits1(word: str) -> set[str]:
     out.update(a + c + b for a, b in splits for c in _LETTERS)
     out.discard(word)
     return out
+
+
+#: Table categories from the most to the least specific, as :meth:`HeuristicLexicon.category`
+#: checks them.
+_TABLE_PRIORITY = ("HOSPITAL", "LOCATION", "PATIENT")
 
 
 class HeuristicLexicon:
@@ -146,12 +142,15 @@ class HeuristicLexicon:
         return None
 
     def approximate(self, form: str) -> str | None:
-        """The category of a table entry one edit away from ``form``, else ``None``."""
-        for candidate in edits1(form):
-            category = self.category(candidate)
-            if category is not None:
-                return category
-        return None
+        """The category of a table entry one edit away from ``form``, else ``None``.
+
+        When neighbours fall in several tables, the same priority as an exact match decides
+        (hospital, then location, then name), never the order the neighbours are generated
+        in: ``edits1`` is a set, whose iteration order follows ``PYTHONHASHSEED``, and the
+        first hit would make the labels change from one run to the next.
+        """
+        found = {self.category(candidate) for candidate in edits1(form)}
+        return next((c for c in _TABLE_PRIORITY if c in found), None)
 
 
 _LEXICONS: dict[int, tuple[Dictionaries, HeuristicLexicon]] = {}

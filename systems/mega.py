@@ -54,9 +54,9 @@ def _illinois(dictionaries: str | None) -> Sequence[FeatureClass]:
     return importlib.import_module("systems.features.illinois").ILLINOIS_FEATURES
 
 
-def _mimic(dictionaries: str | None) -> Sequence[FeatureClass]:
+def _mimic(dictionaries: str | None, local_lists: bool = True) -> Sequence[FeatureClass]:
     module = importlib.import_module("systems.features.mimic")
-    return (module.MimicRuleFeatures(dictionaries=dictionaries),)
+    return (module.MimicRuleFeatures(dictionaries=dictionaries, local_lists=local_lists),)
 
 
 #: Feature-class sources of the Mega SVM (Tafvizi 2011, Figure 1-1), in her order:
@@ -84,6 +84,10 @@ class MegaSVM(FeatureSVM):
         ``"multiclass"`` (Tafvizi) or ``"binary"``.
     C, class_weight, threshold, dictionaries, seed:
         As for :class:`systems.svm.LocalContextSVM`.
+    local_lists:
+        ``False``: the MIMIC rule features run without the site's clinician-name and
+        local-place lists (``mimic.local_lists``).  The Stat De-id and MIST dictionary
+        features never see clinician names; local place names stay in their location list.
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
@@ -99,6 +103,7 @@ class MegaSVM(FeatureSVM):
         threshold: float = 0.0,
         dictionaries: str | None = None,
         seed: int = 0,
+        local_lists: bool = True,
     ) -> None:
         self.sources = sources
         self.mode = mode
@@ -107,6 +112,7 @@ class MegaSVM(FeatureSVM):
         self.threshold = threshold
         self.dictionaries = dictionaries
         self.seed = seed
+        self.local_lists = local_lists
         self.kernel = "linear"
 
     def feature_classes(self) -> list[FeatureClass]:
@@ -117,6 +123,9 @@ class MegaSVM(FeatureSVM):
         out: list[FeatureClass] = []
         for name in names:
             try:
+                if name == "mimic":
+                    out.extend(_mimic(self.dictionaries, self.local_lists))
+                    continue
                 out.extend(MEGA_SOURCES[name](self.dictionaries))
             except ModuleNotFoundError as exc:
                 log.warning("mega: feature source %r skipped: %s", name, exc)

@@ -1,23 +1,24 @@
-"""Regular expressions and shared rule machinery of the two rule-based baselines.
+"""Surface patterns of the heuristic baseline, and the context words both rule systems share.
 
-Both rule systems -- the heuristic+dictionary baseline (Douglass 2005, as described by
-Sibanda & Uzuner 2006, §4.1) and the MIMIC / PhysioNet de-identifier (Neamatullah et al.
-2008; Tafvizi 2011, §2.5) -- find dates, telephone numbers, identifiers and ages with
-surface patterns.  The patterns live here, once, as named :class:`Pattern` objects grouped
-in families; each system picks the families its paper describes:
+The heuristic+dictionary baseline (Douglass 2005, as described by Sibanda & Uzuner 2006,
+§4.1) "uses patterns and indicators to find PHI".  Its patterns live here as named
+:class:`Pattern` objects grouped in families, after Tafvizi's (2011, §2.5) summary of the
+deid program's tables:
 
-====================  ===========================================================  =========
-family                source                                                       used by
-====================  ===========================================================  =========
-:data:`DATE_TABLE`    Tafvizi 2011, Table 2.2 (mm/dd/yy, yyyy/mm/dd, dd month yy)  both
-:data:`DATE_EXTRA`    the deid 1.1 program's additional date rules: mm/dd without  both
-                      a year, month-name dates without a year, '84-style years
-:data:`PHONE_TABLE`   Tafvizi 2011, Table 2.3                                      both
-:data:`PAGER`         deid 1.1's pager-number rule ("pager # 12345")               mimic
-:data:`SSN_TABLE`     Tafvizi 2011, Table 2.4                                      both
-:data:`RECORD_IDS`    medical-record / unit numbers after an explicit cue          heuristic
-:data:`AGE_TABLES`    Tafvizi 2011, Tables 2.5-2.6 (ages 90-125 with a phrase)     mimic
-====================  ===========================================================  =========
+====================  ============================================================
+family                source
+====================  ============================================================
+:data:`DATE_TABLE`    Tafvizi 2011, Table 2.2 (mm/dd/yy, yyyy/mm/dd, dd month yy)
+:data:`DATE_EXTRA`    mm/dd without a year, month-name dates without a year,
+                      '84-style years
+:data:`PHONE_TABLE`   Tafvizi 2011, Table 2.3
+:data:`SSN_TABLE`     Tafvizi 2011, Table 2.4
+:data:`RECORD_IDS`    medical-record / unit numbers after an explicit cue
+====================  ============================================================
+
+The MIMIC re-implementation (:mod:`systems.mimic`) does not use these families: it
+follows the deid program's own rules, which its modules in :mod:`systems.mimic_rules`
+reproduce paragraph by paragraph.
 
 Patterns match the raw note text, not tokens; :class:`PatternSet` tries each one only where
 it can start (a digit run, a bracket, an apostrophe or a cue word) instead of scanning the
@@ -26,9 +27,12 @@ interface by :func:`label_tokens`, which labels every token that overlaps a matc
 Year-only dates, whose Table 2.2 row applies "only if preceding or following text includes
 the name of a medical event", need token context and are handled by :func:`year_tokens`.
 
-The module also holds the token-level helpers both systems use: :class:`PhraseIndex`
-(multi-word dictionary entries such as "Sacred Heart" matched against token sequences)
-and :func:`lookup_form` (the normalized form of a token used for dictionary look-ups).
+The module also holds the token-level helpers of the heuristic (:class:`PhraseIndex`:
+multi-word dictionary entries such as "Linden Cross" matched against token sequences;
+:func:`lookup_form`: the normalized form of a token used for dictionary look-ups), and the
+*context words* both rule systems read (:data:`NAME_INDICATORS`,
+:data:`LOCATION_INDICATORS`, :data:`EMPLOYMENT_INDICATORS`, :data:`TITLES`; see the
+section comment for why one list serves both).
 """
 
 from __future__ import annotations
@@ -358,20 +362,6 @@ PHONE_TABLE: tuple[Pattern, ...] = (
     ),
 )
 
-PAGER: tuple[Pattern, ...] = (
-    Pattern(
-        "phone.pager",
-        "PHONE",
-        re.compile(
-            r"\b(?:pager|pgr|pg|beeper|beep)\s*(?:#|no\.?|number)?\s*[:#]?\s*#?\s*(\d{4,6})(?!\d)",
-            _I,
-        ),
-        group=1,
-        lead="word",
-        anchors=frozenset("pager pgr pg beeper beep".split()),
-    ),
-)
-
 SSN_TABLE: tuple[Pattern, ...] = (
     Pattern("id.ssn", "ID", re.compile(_NO_DIGIT_L + r"\d{3}-\d{2}-\d{4}" + _NO_DIGIT_R)),
     Pattern("id.ssn", "ID", re.compile(_NO_DIGIT_L + r"\d{3}-\d{6}" + _NO_DIGIT_R)),
@@ -394,40 +384,6 @@ RECORD_IDS: tuple[Pattern, ...] = (
         anchors=frozenset("mrn mr med medical unit acct account id record".split()),
     ),
 )
-
-# --------------------------------------------------------------------------- ages
-
-_AGE_NUMBER = r"(?P<age>9\d|1[01]\d|12[0-5])"
-AGE_TABLES: tuple[Pattern, ...] = (
-    # Table 2.5: a preceding phrase.
-    Pattern(
-        "age.preceded",
-        "AGE",
-        re.compile(
-            r"\b(?:age[d:]?|he\s+is|she\s+is|patient\s+is|pt\.?\s+is)\s+(?:a\s+|an\s+)?"
-            + _AGE_NUMBER
-            + r"(?!\d|\.\d)",
-            _I,
-        ),
-        group="age",
-        lead="word",
-        anchors=frozenset("age aged he she patient pt".split()),
-    ),
-    # Table 2.6: a following phrase ("92 years old", "101-year-old", "95 y.o.", "93yo").
-    Pattern(
-        "age.followed",
-        "AGE",
-        re.compile(
-            r"(?<![\w.])"
-            + _AGE_NUMBER
-            + r"\s*-?\s*(?:years?[\s\-]+old|yrs?[\s\-]+old|years?\s+of\s+age|yrs?\s+of\s+age"
-            r"|y\.\s?o\.?|y/o|yo\b|yr\.?\s+old|yo[mf]\b)",
-            _I,
-        ),
-        group="age",
-    ),
-)
-
 
 _ANCHOR_RE = re.compile(r"[0-9]+|[(']")
 
@@ -663,3 +619,59 @@ def year_tokens(forms: Sequence[str]) -> list[int]:
         elif prev in events or nxt in events:
             out.append(i)
     return out
+
+
+# --------------------------------------------------------------------------- context words
+#
+# Both rule-based baselines descend from one program.  The heuristic system of Sibanda &
+# Uzuner (2006, §4.1) is Douglass's (2005); the deid 1.1 program (Neamatullah et al. 2008)
+# is its later version by the same group, and its source names Douglass as its original
+# author.  The 2006 paper describes the heuristic's context clues only by example --
+# "titles, e.g. Mr.; name indicators, e.g. proxy, daughter; location indicators, e.g.
+# lives in" -- and every example is in the deid program's lists, the published form of
+# those lookup tables.  So both systems read their context words from here, once.  They
+# use them differently, each as its description says: the heuristic looks at the word or
+# two before a token (one-word name indicators, two-word location phrases); the MIMIC rules
+# match every phrase in the text (:mod:`systems.mimic_rules.names`, ``.locations``).
+
+#: Words and phrases after which a person's name follows: relatives, other people around a
+#: patient, and naming phrases (plural forms and in-laws as notes write them).
+NAME_INDICATORS: tuple[str, ...] = (
+    # family
+    "daughter", "daughters", "dtr", "son", "sons", "wife", "husband", "spouse", "partner",
+    "mother", "mom", "father", "dad", "brother", "brothers", "sister", "sisters", "neice",
+    "nephew", "cousin", "aunt", "uncle", "granddaughter", "grandson", "grandmother",
+    "grandmom", "grandfather", "granddad", "relative", "family member", "son-in-law",
+    "daughter-in-law", "dtr-in-law", "sister-in-law", "brother-in-law", "mother-in-law",
+    "father-in-law",
+    # other people
+    "proxy", "proxys", "friend", "friends", "boyfriend", "girlfriend", "significant other",
+    "neighbor", "visitor", "caregiver", "coworker", "co-worker", "lawyer", "priest", "rabbi",
+    "rrt", "jr",
+    # naming phrases
+    "name is", "named", "name will be", "surname will be", "name at discharge is",
+    "name at discharge will be", "problem", "problem:",
+)  # fmt: skip
+
+#: Phrases after which a place follows ("lives in", "comes from").
+LOCATION_INDICATORS: tuple[str, ...] = (
+    "lives in", "lived in", "lives at", "resident of", "comes from", "called from",
+    "visited from", "arrived from", "returned to",
+)  # fmt: skip
+
+#: Phrases after which a workplace (a company) follows.
+EMPLOYMENT_INDICATORS: tuple[str, ...] = (
+    "employee of", "employed by", "employed at", "ceo of", "manager at", "manager for",
+    "manager of", "works at", "business",
+)  # fmt: skip
+
+#: Titles before a name, with the category of the person they name: clinicians ("Dr.",
+#: "MD", "nurse") and anyone else ("Mr.", "Mrs.", "Rev.").
+TITLES: dict[str, str] = {
+    **dict.fromkeys(
+        "dr drs doctor doctors prof professor md nurse practitioner caregiver".split(), "DOCTOR"
+    ),
+    **dict.fromkeys(
+        "mr mrs ms miss mister rev rabbi deacon deaconess prince princess".split(), "PATIENT"
+    ),
+}

@@ -55,6 +55,8 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise CorpusError("missing file", file=str(p))
     if p.is_dir():
         raise CorpusError("expected a file, found a directory", file=str(p))
+    if not p.is_file():  # a device or a pipe: reading it might never end
+        raise CorpusError("not a regular file", file=str(p))
     try:
         return p.read_bytes()
     except OSError as exc:
@@ -236,16 +238,30 @@ def xml_files(path: str) -> list[Path]:
         raise CorpusError("missing file", file=str(p))
     if p.is_file():
         return [p]
+    if not p.is_dir():
+        raise CorpusError("not a regular file", file=str(p))
     files = sorted(x for x in p.rglob("*.xml") if x.is_file())
     if not files:
         raise CorpusError("no .xml files in directory", file=str(p))
     return files
 
 
-def parse_int(value: str | None, *, name: str, file: str, record: str) -> int:
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
+
+def parse_offset(value: str | None, *, name: str, file: str, record: str, where: str = "") -> int:
+    """A character offset written in ASCII digits only.
+
+    ``int()`` also accepts other scripts' digits (``"١٢"``), underscores (``"1_2"``), signs
+    and surrounding spaces, so a corrupted or hand-edited annotation could silently become
+    a different offset; offsets in every format are plain non-negative decimal numbers.
+    """
     if value is None:
-        raise CorpusError(f"missing {name} attribute", file=file, record=record)
-    try:
-        return int(value.strip())
-    except ValueError as exc:
-        raise CorpusError(f"{name} attribute is not an integer", file=file, record=record) from exc
+        raise CorpusError(f"{where}missing {name}", file=file, record=record)
+    if not _ASCII_DIGITS.fullmatch(value):
+        raise CorpusError(
+            f"{where}{name} {value[:20]!r} is not a non-negative whole number in ASCII digits",
+            file=file,
+            record=record,
+        )
+    return int(value)

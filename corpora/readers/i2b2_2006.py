@@ -49,7 +49,8 @@ CATEGORIES: dict[str, str] = {
     for name in ("PATIENT", "DOCTOR", "LOCATION", "HOSPITAL", "DATE", "ID", "PHONE", "AGE")
 }
 
-_RECORD = re.compile(rb"<RECORD\b[^>]*>.*?</RECORD\s*>", re.DOTALL)
+_RECORD_START = re.compile(rb"<RECORD\b")
+_RECORD_END = re.compile(rb"</RECORD\s*>")
 _RECORD_ID = re.compile(rb"""<RECORD\b[^>]*?\bID\s*=\s*["']([^"']*)["']""")
 _ENCODING = re.compile(
     rb"""^(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']"""
@@ -108,6 +109,23 @@ def _document(record: Element, index: int, file: str) -> Document:
     return build_document(doc_id, text, spans, file=file, normalise=False)
 
 
+def _record_chunks(data: bytes) -> list[tuple[int, bytes]]:
+    """(byte offset, bytes) of each ``<RECORD>`` element, cut at the next ``<RECORD`` start.
+
+    Cutting at starts (not at the first ``</RECORD>``) keeps a record that lacks its end tag
+    from swallowing the good record after it: the chunk of the unclosed one simply has no
+    end tag, and only that record is reported.
+    """
+    starts = [m.start() for m in _RECORD_START.finditer(data)]
+    chunks = []
+    for i, start in enumerate(starts):
+        stop = starts[i + 1] if i + 1 < len(starts) else len(data)
+        chunk = data[start:stop]
+        ends = list(_RECORD_END.finditer(chunk))  # the last one before the next record
+        chunks.append((start, chunk[: ends[-1].end()] if ends else chunk))
+    return chunks
+
+
 def _records_one_by_one(data: bytes, file: str, collector: Leniency) -> list[Element]:
     """Decode and parse each RECORD on its own, to name (or skip) just the bad ones."""
     match = _ENCODING.match(data[:200])
@@ -118,15 +136,21 @@ def _records_one_by_one(data: bytes, file: str, collector: Leniency) -> list[Ele
         encoding = "utf-8"  # the whole-file read has already reported the bad declaration
     records: list[Element] = []
     chars, previous = 0, 0  # character offset of the current chunk, kept incrementally
-    for chunk in _RECORD.finditer(data):
-        chars += len(data[previous : chunk.start()].decode(encoding, "replace"))
-        previous = chunk.start()
-        id_match = _RECORD_ID.match(chunk.group())
+    for start, chunk in _record_chunks(data):
+        chars += len(data[previous:start].decode(encoding, "replace"))
+        previous = start
+        id_match = _RECORD_ID.match(chunk)
         record_id = id_match.group(1).decode("ascii", "replace") if id_match else None
         try:
-            text = decode(
-                chunk.group(), file=file, record=record_id, base=chunk.start(), encoding=encoding
-            )
+            if not _RECORD_END.search(chunk):
+                raise CorpusError(
+                    f"<RECORD> element not closed (no </RECORD> before the next record or the "
+                    f"end of the file) at character offset {chars}",
+                    file=file,
+                    record=record_id,
+                    offset=chars,
+                )
+            text = decode(chunk, file=file, record=record_id, base=start, encoding=encoding)
             records.append(parse_xml(text, file=file, record=record_id, base=chars))
         except CorpusError as error:
             collector.fail(error)

@@ -16,8 +16,12 @@ compared on, so the harness can run the papers' systems on it.  One note per fil
 ``]]>`` (the raw string is used, so carriage returns are not normalised away); the ``text``
 attribute must equal ``text[start:end]`` -- compared after mapping line breaks and tabs to
 spaces, because XML attribute values cannot keep a literal line break.  Document id = file
-stem.  ``path`` is a directory (all ``*.xml`` below it, sorted) or one file.  The data is
-not redistributable and not under ``../shared``; the tests use hand-written files.
+stem.  The corpus names files ``<patient>-<record>.xml`` (``110-01.xml`` is the first record of
+patient 110), so ``metadata["patient"]`` is the part before the hyphen: cross-validation then
+keeps a patient's records on one side of every split (:mod:`corpora.folds`).  A file not
+named that way gets no patient key.  ``path`` is a directory (all ``*.xml`` below it,
+sorted) or one file.  The data is not redistributable and not under ``../shared``; the
+tests use hand-written files.
 
 Category mapping (element/TYPE -> harness label; choices explained where not obvious):
 
@@ -67,7 +71,7 @@ from corpora.readers._common import (
     build_document,
     check_unique,
     decode_xml,
-    parse_int,
+    parse_offset,
     parse_xml,
     read_bytes,
     xml_files,
@@ -114,6 +118,8 @@ CATEGORIES: dict[str, dict[str, str]] = {
     },
 }
 
+#: ``110-01`` -> patient ``110``: the file-naming scheme of the i2b2 2014 release.
+_PATIENT_RECORD = re.compile(r"(\d+)-(\d+)")
 _CDATA = re.compile(r"<TEXT\s*>\s*<!\[CDATA\[(.*?)\]\]>\s*</TEXT\s*>", re.DOTALL)
 _BREAKS = str.maketrans("\r\n\t", "   ")
 
@@ -149,12 +155,15 @@ def _read_file(path: Path) -> Document:
     for tags in root.findall("TAGS"):
         for tag in tags:
             spans.append(_span(tag.tag, tag.attrib, text, file, doc_id))
-    return build_document(doc_id, text, spans, file=file)
+    named = _PATIENT_RECORD.fullmatch(doc_id)
+    metadata = {"patient": named.group(1)} if named else {}
+    return build_document(doc_id, text, spans, file=file, metadata=metadata)
 
 
 def _span(element: str, attrib: dict[str, str], text: str, file: str, doc_id: str) -> Span:
-    start = parse_int(attrib.get("start"), name="start", file=file, record=doc_id)
-    end = parse_int(attrib.get("end"), name="end", file=file, record=doc_id)
+    where = f"{element} tag {attrib.get('id', '?')}: "
+    start = parse_offset(attrib.get("start"), name="start", file=file, record=doc_id, where=where)
+    end = parse_offset(attrib.get("end"), name="end", file=file, record=doc_id, where=where)
     kind = attrib.get("TYPE", "")
     category = CATEGORIES.get(element, {}).get(kind)
     if category is None:

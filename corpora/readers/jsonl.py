@@ -3,7 +3,8 @@
 Why a native format: any corpus the harness can hold -- a converted i2b2 file, a generated
 corpus, a variant with its ``ambiguous``/``not_in_dictionary`` marks (Sibanda & Uzuner
 2006, §6.2-6.3) -- can be saved and reloaded exactly, and other tools can produce it with a
-few lines of code.  One JSON object per line, UTF-8::
+few lines of code.  One JSON object per line, UTF-8 (a byte-order mark at the start is
+ignored)::
 
     {"id": "n1", "text": "Seen by Dr. Smith.",
      "spans": [{"start": 12, "end": 17, "category": "DOCTOR"}],
@@ -11,9 +12,15 @@ few lines of code.  One JSON object per line, UTF-8::
      "metadata": {"source": "demo"}}
 
 ``id`` and ``text`` are required; ``spans``, ``marks`` and ``metadata`` default to empty.
+An optional ``group`` (a string) names the patient -- or any unit whose notes must stay
+together -- so that cross-validation keeps the unit on one side of every split; it is held
+as ``metadata["patient"]``, the key ``--group-by patient`` (and ``auto``) group by, and
+:func:`write_jsonl` writes that key back as ``group``.
 Categories are the harness labels themselves (no mapping).  Offsets are Python string
 indices (code points) into ``text``.  Blank lines are ignored; unknown keys are an error
-(they are usually a misspelt key, which would otherwise silently drop annotations).
+(they are usually a misspelt key, which would otherwise silently drop annotations), and so
+is a key given twice in one object (JSON parsers keep only the last value, so a second
+``"spans"`` would silently drop the first list).
 """
 
 from __future__ import annotations
@@ -29,18 +36,29 @@ from corpora.load import ReadResult, reader
 from corpora.model import Corpus, CorpusError, Document, Mark, Span
 from corpora.readers._common import Leniency, build_document, check_unique, decode, read_bytes
 
-_KEYS = frozenset({"id", "text", "spans", "marks", "metadata"})
+_KEYS = frozenset({"id", "text", "spans", "marks", "metadata", "group"})
+#: The metadata key a top-level ``group`` is held under (what :mod:`corpora.folds` groups by).
+GROUP_KEY = "patient"
+_BOM = b"\xef\xbb\xbf"
 
 
 def document_to_json(doc: Document) -> dict[str, Any]:
-    """The JSON object of one document (the inverse of the reader)."""
-    return {
-        "id": doc.id,
-        "text": doc.text,
-        "spans": [{"start": s.start, "end": s.end, "category": s.category} for s in doc.spans],
-        "marks": [{"start": m.start, "end": m.end, "flag": m.flag} for m in doc.marks],
-        "metadata": dict(doc.metadata),
-    }
+    """The JSON object of one document (the inverse of the reader).
+
+    A string ``metadata["patient"]`` is written as the top-level ``group``.
+    """
+    metadata = dict(doc.metadata)
+    group = metadata.get(GROUP_KEY)
+    obj: dict[str, Any] = {"id": doc.id}
+    if isinstance(group, str):
+        obj["group"] = metadata.pop(GROUP_KEY)
+    obj.update(
+        text=doc.text,
+        spans=[{"start": s.start, "end": s.end, "category": s.category} for s in doc.spans],
+        marks=[{"start": m.start, "end": m.end, "flag": m.flag} for m in doc.marks],
+        metadata=metadata,
+    )
+    return obj
 
 
 def write_jsonl(
@@ -108,6 +126,13 @@ def _document(obj: Any, file: str, number: int) -> Document:
         raise CorpusError(f"unknown keys {sorted(unknown)}", **where)
     text = _require(obj.get("text"), str, "'text'", where)
     metadata = _require(obj.get("metadata", {}), dict, "'metadata'", where)
+    if "group" in obj:
+        group = _require(obj["group"], str, "'group'", where)
+        if not group:
+            raise CorpusError("'group' must not be empty", **where)
+        if metadata.get(GROUP_KEY, group) != group:
+            raise CorpusError(f"'group' and metadata.{GROUP_KEY} differ", **where)
+        metadata = {**metadata, GROUP_KEY: group}
     spans = [Span(s, e, c) for s, e, c in _items(obj, "spans", ("start", "end", "category"), where)]
     marks = [Mark(s, e, f) for s, e, f in _items(obj, "marks", ("start", "end", "flag"), where)]
     if len(set(spans)) != len(spans):
@@ -123,6 +148,19 @@ def _document(obj: Any, file: str, number: int) -> Document:
     )
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object with one key twice (``json`` silently keeps the last value)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _DuplicateKey(key)
+        obj[key] = value
+    return obj
+
+
 @reader("jsonl")
 def read(path: str, *, lenient: bool = False) -> ReadResult:
     """Read a JSON-lines corpus written by :func:`write_jsonl` (or by hand)."""
@@ -134,12 +172,22 @@ def read(path: str, *, lenient: bool = False) -> ReadResult:
     line_start = 0
     for number, raw in enumerate(data.split(b"\n"), start=1):
         offset, line_start = line_start, line_start + len(raw) + 1
+        if number == 1 and raw.startswith(_BOM):  # some editors write one; not part of JSON
+            raw, offset = raw[len(_BOM) :], len(_BOM)
         if not raw.strip():
             continue
         try:
             line = decode(raw, file=file, record=f"line {number}", base=offset)
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, object_pairs_hook=_unique_keys)
+            except _DuplicateKey as exc:
+                raise CorpusError(
+                    f"line {number}: key {exc.args[0]!r} appears twice in one object (JSON "
+                    "would keep only the last)",
+                    file=file,
+                    record=f"line {number}",
+                    offset=len(data[:offset].decode("utf-8", "replace")),
+                ) from None
             except json.JSONDecodeError as exc:
                 position = len(data[:offset].decode("utf-8", "replace")) + exc.pos
                 raise CorpusError(

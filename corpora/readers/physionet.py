@@ -54,6 +54,7 @@ from corpora.readers._common import (
     build_document,
     check_span_text,
     decode,
+    parse_offset,
     read_bytes,
 )
 
@@ -214,12 +215,9 @@ def _phrase(
             record=doc_id,
         )
     _, _, start_s, end_s, kind, phrase = match.groups()
-    try:
-        start, end = int(start_s), int(end_s)
-    except ValueError as exc:
-        raise CorpusError(
-            f"line {number}: start/end are not integers", file=file, record=doc_id
-        ) from exc
+    where = f"line {number}: "
+    start = parse_offset(start_s, name="start", file=file, record=doc_id, where=where)
+    end = parse_offset(end_s, name="end", file=file, record=doc_id, where=where)
     if doc_id not in records:
         raise CorpusError(
             f"line {number}: phrase for a record that is not in the text file",

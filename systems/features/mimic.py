@@ -5,7 +5,7 @@ rule-based system those are its rule outputs.  :class:`MimicRuleFeatures` runs
 :mod:`systems.mimic` once per document and gives every token
 
 * ``mimic=<LABEL>`` -- the label the rules assign (``mimic=O`` where none fires), and
-* ``mimic_rule=<rule>`` -- which rule family fired (``name.title``, ``date.md``,
+* ``mimic_rule=<rule>`` -- which rule family fired (``name.title``, ``date.partial``,
   ``location.context`` ...), so the SVM can learn to trust some rules more than others,
 
 which is also what the Multi-deidentifier's vote over the MIMIC output (Tafvizi §1.3)
@@ -25,20 +25,24 @@ if TYPE_CHECKING:
 class MimicRuleFeatures(FeatureClass):
     """Per token: the MIMIC rules' label and the rule that fired (see the module docstring).
 
-    ``dictionaries`` is the word-list directory handed to :class:`systems.mimic.MimicDeidentifier`
-    (``None``: the packaged defaults), so the features see the same lists as the system.
+    ``dictionaries`` and ``local_lists`` are handed to
+    :class:`systems.mimic.MimicDeidentifier` (``dictionaries=None``: the packaged defaults;
+    ``local_lists=False``: without the site's clinician-name and local-place lists), so the
+    features see the same lists as the system.
     """
 
     name = "mimic"
-    version = 1
+    version = 2
 
-    def __init__(self, dictionaries: str | None = None) -> None:
+    def __init__(self, dictionaries: str | None = None, local_lists: bool = True) -> None:
         self.dictionaries = dictionaries
+        self.local_lists = local_lists
 
     def extract(self, document: Document) -> list[TokenFeatures]:
         from systems.mimic import MimicDeidentifier
 
-        labels, rules = MimicDeidentifier(dictionaries=self.dictionaries).annotate(document)
+        system = MimicDeidentifier(dictionaries=self.dictionaries, local_lists=self.local_lists)
+        labels, rules = system.annotate(document)
         out: list[TokenFeatures] = []
         for label, rule in zip(labels, rules, strict=True):
             if rule:

@@ -14,7 +14,9 @@ from tests.bench import toy
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory, monkeypatch) -> Iterator[None]:
     """Every test gets its own cache directory (never the user's)."""
-    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
+    path = tmp_path_factory.mktemp("cache")
+    path.chmod(0o700)  # as the harness creates it: an open one draws a warning on stderr
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(path))
     monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     yield

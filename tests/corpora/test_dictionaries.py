@@ -87,3 +87,23 @@ def test_default_dictionaries_load_benchmark(benchmark) -> None:
         return len(D.default_dictionaries().names())
 
     assert benchmark(build) >= len(CANONICAL)
+
+
+def test_hospital_list_holds_no_held_back_city() -> None:
+    """Held-back (generation-only) cities must not reach the systems through hospital stems:
+    neither as an entry ("los angeles") nor as the stem of one ("kansas city general")."""
+    geo = D.gazetteer()
+    held_back = {D.normalize(c) for c in geo["us_cities"] if not D.system_side(c)}
+    suffixes = (*D.HOSPITAL_CITY_SUFFIXES, *D.HOSPITAL_NAME_SUFFIXES)
+    hospitals = default_dictionaries().get("hospitals")
+    assert hospitals
+    for entry in hospitals:
+        stem = entry
+        for suffix in suffixes:
+            if entry.endswith(" " + suffix):
+                stem = entry[: -len(suffix) - 1]
+                break
+        assert entry not in held_back and stem not in held_back, entry
+    # the cities the list is built from are still there, with their suffixes
+    kept = next(c for c in geo["us_cities"][:50] if D.system_side(c))
+    assert f"{D.normalize(kept)} general" in hospitals

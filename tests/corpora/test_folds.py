@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from corpora.folds import document_kfold, kfold, resolve_group_key
+from corpora.load import load_corpus
 from corpora.model import Document
 
 
@@ -67,3 +71,62 @@ def test_document_kfold_keeps_patients_together() -> None:
         assert not {docs[i].metadata["patient"] for i in tr} & {
             docs[i].metadata["patient"] for i in te
         }
+
+
+# ----------------------------------------------------------------- grouping keys of readers
+# Six patients with 1-4 notes each, written in every format whose reader knows the patient.
+_NOTES = [(p, n) for p in range(6) for n in range(1 + p % 4)]
+
+
+def _physionet(path: Path) -> str:
+    records, phrases = [], []
+    for p, n in _NOTES:
+        records.append(f"START_OF_RECORD={p}||||{n}||||\nSeen by Dr. Smith.\n||||END_OF_RECORD\n")
+        phrases.append(f"{p} {n} 12 17 HCPName Smith\n")
+    (path / "id.text").write_text("".join(records))
+    (path / "id-phi.phrase").write_text("".join(phrases))
+    return f"physionet:{path}"
+
+
+def _i2b2_2014(path: Path) -> str:
+    for p, n in _NOTES:
+        (path / f"{100 + p}-{n + 1:02d}.xml").write_text(
+            '<?xml version="1.0" encoding="UTF-8" ?>\n<deIdi2b2>\n'
+            "<TEXT><![CDATA[Seen by Dr. Smith.]]></TEXT>\n<TAGS>\n"
+            '<NAME id="P0" start="12" end="17" text="Smith" TYPE="DOCTOR" comment="" />\n'
+            "</TAGS>\n</deIdi2b2>\n"
+        )
+    return f"i2b2-2014:{path}"
+
+
+def _jsonl(path: Path) -> str:
+    lines = [
+        json.dumps({"id": f"{p}-{n}", "group": f"p{p}", "text": "Seen by Dr. Smith."})
+        for p, n in _NOTES
+    ]
+    (path / "c.jsonl").write_text("\n".join(lines) + "\n")
+    return f"jsonl:{path / 'c.jsonl'}"
+
+
+@pytest.mark.parametrize("write", [_physionet, _i2b2_2014, _jsonl])
+@pytest.mark.parametrize("group_by", ["patient", "auto"])
+def test_reader_groups_never_straddle_a_fold(write, group_by, tmp_path: Path) -> None:
+    corpus, _ = load_corpus(write(tmp_path))
+    docs = list(corpus)
+    assert len(docs) == len(_NOTES)
+    assert resolve_group_key(docs, group_by) == "patient"
+    patients = [d.metadata["patient"] for d in docs]
+    assert len(set(patients)) == 6
+    for seed in (0, 1):
+        folds = document_kfold(docs, 3, seed, group_by=group_by)
+        assert sorted(i for _, te in folds for i in te) == list(range(len(docs)))
+        for tr, te in folds:
+            assert not {patients[i] for i in tr} & {patients[i] for i in te}
+    # without grouping, some patient does straddle a fold: the test above can fail
+    ungrouped = document_kfold(docs, 3, 0, group_by="document")
+    assert any({patients[i] for i in tr} & {patients[i] for i in te} for tr, te in ungrouped)
+
+
+def test_i2b2_2006_has_no_patient_key_and_is_not_grouped() -> None:
+    corpus, _ = load_corpus(f"i2b2-2006:{Path(__file__).parent / 'data' / 'i2b2_2006.xml'}")
+    assert resolve_group_key(list(corpus), "auto") is None

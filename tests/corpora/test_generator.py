@@ -166,3 +166,40 @@ def test_phi_share_and_category_mix_are_adjustable(tmp_path, monkeypatch) -> Non
     assert dates(few_dates) < dates(base) / 2
     with pytest.raises(ValueError, match="unknown category"):
         default_corpus(seed=3, n_documents=30, category_weights=(("NAME", 1.0),))
+
+
+def _pool(pattern: str) -> str:
+    return pattern.rsplit(":", 1)[0]
+
+
+def test_template_families_share_phrasing_within_and_differ_between(small) -> None:
+    from corpora.generator import TEMPLATE_FAMILIES
+
+    assert [d.metadata["template"] for d in small] == [
+        f"family-{i % TEMPLATE_FAMILIES}" for i in range(len(small))
+    ]
+    inventory = templates.pattern_ids()
+    per_pool = Counter(_pool(p) for p in inventory)
+    big = {pool for pool, n in per_pool.items() if n >= TEMPLATE_FAMILIES}
+    assert len(big) >= 8
+    families: dict[str, set[str]] = {}
+    for doc in small:
+        used = {p for p in doc.metadata["patterns"] if _pool(p) in big and p != "d:header:0"}
+        families.setdefault(doc.metadata["template"], set()).update(used)
+    assert len(families) == TEMPLATE_FAMILIES
+    # different families: no PHI context pattern of a large pool in common
+    names = sorted(families)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            assert not families[a] & families[b], (a, b)
+    # one family: its notes draw on a small share of the inventory, so they share phrasing
+    for used in families.values():
+        assert 0 < len(used) <= 2 * sum(per_pool[p] for p in big) / TEMPLATE_FAMILIES
+    docs_of = Counter(d.metadata["template"] for d in small)
+    shared = Counter(
+        p
+        for fam in names
+        for p in families[fam]
+        if sum(p in d.metadata["patterns"] for d in small if d.metadata["template"] == fam) > 1
+    )
+    assert all(docs_of[f] >= 2 for f in names) and len(shared) >= 20

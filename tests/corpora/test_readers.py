@@ -102,6 +102,31 @@ def test_i2b2_2014_maps_every_tag_type() -> None:
     ]
 
 
+def test_i2b2_2014_patient_from_the_file_name(tmp_path: Path) -> None:
+    docs = i2b2_2014.read(str(DATA / "i2b2_2014")).documents
+    assert [d.metadata for d in docs] == [{"patient": "110"}, {"patient": "110"}]
+    odd = tmp_path / "discharge.xml"
+    shutil.copy(DATA / "i2b2_2014" / "110-02.xml", odd)
+    assert i2b2_2014.read(str(odd)).documents[0].metadata == {}
+
+
+def test_jsonl_group_is_the_patient_key_and_round_trips(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    path.write_text(
+        '{"id": "a", "group": "p1", "text": "x", "metadata": {"note": 2}}\n'
+        '{"id": "b", "text": "y", "metadata": {"patient": "p2"}}\n'
+    )
+    docs = jsonl.read(str(path)).documents
+    assert [dict(d.metadata) for d in docs] == [{"note": 2, "patient": "p1"}, {"patient": "p2"}]
+    out = tmp_path / "out.jsonl"
+    write_jsonl(docs, out)
+    assert [line.split(", ")[:2] for line in out.read_text().splitlines()] == [
+        ['{"id": "a"', '"group": "p1"'],
+        ['{"id": "b"', '"group": "p2"'],
+    ]
+    assert jsonl.read(str(out)).documents == docs
+
+
 def test_i2b2_2014_single_file_and_raw_cdata_with_carriage_returns(tmp_path: Path) -> None:
     src = (DATA / "i2b2_2014" / "110-02.xml").read_text()
     # Same note with CRLF line ends inside the CDATA, offsets counted on the raw string.
@@ -576,6 +601,12 @@ def test_physionet_through_load_corpus_token_counts(physionet_dir: Path) -> None
             "mark 0-9 outside the text",
         ),
         ('{"id": "k", "text": 5}', "'text' must be a string"),
+        ('{"id": "k", "text": "abc", "group": 110}', "'group' must be a string"),
+        ('{"id": "k", "text": "abc", "group": ""}', "'group' must not be empty"),
+        (
+            '{"id": "k", "text": "abc", "group": "p1", "metadata": {"patient": "p2"}}',
+            "'group' and metadata.patient differ",
+        ),
         ('["k", "abc"]', "line 1 must be an object"),
     ],
 )
@@ -597,7 +628,7 @@ def test_duplicate_ids_are_errors(tmp_path: Path) -> None:
 
 def test_physionet_malformed_phrase_line(tmp_path: Path) -> None:
     path = _physionet(phrase_edit=_rep("7 1 20 22 Age 92", "7 1 twenty 22 Age 92"))(tmp_path)
-    with pytest.raises(CorpusError, match="line 10: start/end are not integers") as info:
+    with pytest.raises(CorpusError, match=r"line 10: start .twenty. is not") as info:
         physionet.read(str(path))
     assert info.value.record == "7-1"
     result = physionet.read(str(path), lenient=True)

@@ -61,3 +61,17 @@ def test_markdown_has_three_tables_and_no_phi_text() -> None:
     assert "Table 1" in md and "Table 6" in md and "Table 10" in md
     assert "| PATIENT" in md
     assert "Ymfgk" not in md and "Swan" not in md and "7/22" not in md
+
+
+def test_paper_columns_beside_ours() -> None:
+    from bench.paper_figures import su06_corpus_columns
+
+    md = stats_markdown(_corpus(), su06_corpus_columns())
+    # ours: 2 ambiguous tokens, 1 of them PHI; the paper's Table 6: 4,849 words, 1,068 PHI
+    assert "2 tokens are uses of ambiguous words, 50.0% of them PHI" in md
+    assert "(paper: 4,849 words, 22.0% PHI)" in md
+    rows = {line.split(" | ")[0].strip("| "): line for line in md.splitlines() if "|" in line}
+    assert "| 1,047 | 514 | 49.1% |" in [r for r in md.splitlines() if r.startswith("| PATIENT")][1]
+    assert "| 376 | 376 | 100.0% |" in [r for r in md.splitlines() if r.startswith("| HOSPITAL")][2]
+    assert rows["AGE"].endswith("| - | - | - |")  # not a class of the paper
+    assert "Swan" not in md and "Ymfgk" not in md

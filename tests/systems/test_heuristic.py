@@ -99,7 +99,7 @@ def test_system_contract() -> None:
 
 @pytest.mark.slow
 def test_physionet_scores(physionet_dir: Path, deid_dictionaries_dir: Path) -> None:
-    """Measured: recall 0.842, precision 0.350 -- the dictionary approach finds most PHI but
+    """Measured: recall 0.839, precision 0.351 -- the dictionary approach finds most PHI but
     marks every census name that is an ICU abbreviation (the paper's §6.2 point)."""
     from corpora.load import load_corpus
 

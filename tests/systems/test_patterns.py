@@ -1,4 +1,4 @@
-"""The shared rule patterns: Tafvizi 2011 Tables 2.2-2.6 and the anchored fast path."""
+"""The heuristic's surface patterns (Tafvizi 2011 Tables 2.2-2.4) and the anchored fast path."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ import pytest
 
 from corpora.model import OUTSIDE, Document
 from systems.patterns import (
-    AGE_TABLES,
     DATE_EXTRA,
     DATE_TABLE,
-    PAGER,
     PHONE_TABLE,
     RECORD_IDS,
     SSN_TABLE,
@@ -22,7 +20,7 @@ from systems.patterns import (
     year_tokens,
 )
 
-ALL = (*PHONE_TABLE, *PAGER, *SSN_TABLE, *RECORD_IDS, *AGE_TABLES, *DATE_TABLE, *DATE_EXTRA)
+ALL = (*PHONE_TABLE, *SSN_TABLE, *RECORD_IDS, *DATE_TABLE, *DATE_EXTRA)
 
 
 def texts(text: str, patterns) -> list[str]:
@@ -93,11 +91,6 @@ def test_table_2_3_phones(text: str, expected: str) -> None:
     assert all(f in expected for f in found)  # shorter rows may match inside a longer one
 
 
-def test_pager_number_without_its_cue_word() -> None:
-    assert texts("Pager # 54321 for questions", PAGER) == ["54321"]
-    assert texts("given 54321 units", PAGER) == []
-
-
 @pytest.mark.parametrize("ssn", ["123-45-6789", "123-456789", "12345-6789", "123456789"])
 def test_table_2_4_ssn(ssn: str) -> None:
     assert texts(f"ssn {ssn} on file", SSN_TABLE) == [ssn]
@@ -105,23 +98,6 @@ def test_table_2_4_ssn(ssn: str) -> None:
 
 def test_record_number_needs_a_cue() -> None:
     assert texts("MRN: 4431872 noted", RECORD_IDS) == ["4431872"]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("she is 95 and lives alone", ["95"]),  # Table 2.5
-        ("a 101 year old man", ["101"]),  # Table 2.6
-        ("92 y.o. female", ["92"]),
-        ("93yo male", ["93"]),
-        ("age 104, dnr", ["104"]),
-        ("he is 85 and lives alone", []),  # not over 89
-        ("95 years old and 130 years old", ["95"]),  # 90-125 only
-        ("sats 95 on 2l", []),  # no age phrase
-    ],
-)
-def test_tables_2_5_2_6_ages(text: str, expected: list[str]) -> None:
-    assert texts(text, AGE_TABLES) == expected
 
 
 def test_pattern_set_agrees_with_a_full_scan() -> None:
