@@ -189,6 +189,25 @@ def byte_to_char_offsets(text: str, encoding: str = "utf-8") -> list[int]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _prctl() -> Any:
+    """libc's ``prctl`` (Linux), looked up once in this process, or ``None``."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``;
+    elsewhere nothing), so a tool or child started for a run never outlives the run."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+
+
 def run_tool(
     argv: Sequence[str],
     *,
@@ -199,7 +218,8 @@ def run_tool(
 ) -> bytes:
     """Run a tool and return its stdout; ``NoteError`` when it cannot start, exits non-zero
     or runs past ``timeout`` seconds (its whole process group is then killed, so a tool
-    that started helpers leaves none behind)."""
+    that started helpers leaves none behind).  On Linux the tool is also killed when the
+    harness dies (:func:`die_with_parent`)."""
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -209,6 +229,7 @@ def run_tool(
             cwd=cwd,
             env=None if env is None else dict(env),
             start_new_session=True,
+            preexec_fn=die_with_parent if _prctl() is not None else None,
         )
     except OSError as exc:
         raise NoteError(f"cannot start {Path(argv[0]).name}: {exc.strerror or exc}") from None
@@ -242,6 +263,7 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 def _serve(conn: Any, init: Any, initargs: tuple[Any, ...], func: Any) -> None:
     """The loop of :func:`run_isolated`'s child: ``func(state, item)`` per item received."""
+    die_with_parent()
     state = init(*initargs)
     while True:
         item = conn.recv()
