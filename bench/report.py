@@ -501,7 +501,7 @@ def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
     ):
         total = g[g.label == "ALL"].iloc[0]
         rows = [
-            ["Agreement (% of tokens)", _pct(total.agreement), ""],
+            ["Agreement (% of tokens)", f"{100 * total.agreement:.2f}", ""],
             ["Cohen's κ", f"{total.kappa:.3f}" if not math.isnan(total.kappa) else "", ""],
             [
                 "PHI precision (all types)",
