@@ -313,6 +313,7 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     p.add_argument(
         "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
     )
+    _peers_option(p)
     p.add_argument(
         "--param",
         action="append",
@@ -322,6 +323,32 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     )
 
 
+def _peers_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--peers",
+        metavar="FILE",
+        default=None,
+        help="TOML file naming external de-identifiers, each a system of its own "
+        "(docs/peers.md; same as DEID_BENCH_PEERS)",
+    )
+
+
+def _load_peers(args: argparse.Namespace) -> None:
+    """Register the external systems of ``--peers`` / ``DEID_BENCH_PEERS`` (one line of error
+    for a bad file), and pass the file on to worker processes through the environment."""
+    from bench.run_types import UsageError
+    from systems.command import ENV_PEERS, PeerFileError, load_presets
+
+    path = getattr(args, "peers", None) or os.environ.get(ENV_PEERS)
+    if not path:
+        return
+    os.environ[ENV_PEERS] = str(Path(path).resolve())
+    try:
+        load_presets(os.environ[ENV_PEERS])
+    except PeerFileError as exc:
+        raise UsageError(f"--peers: {exc}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m bench",
@@ -329,7 +356,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    sub.add_parser("list", help="list systems and corpora", description="List systems and corpora.")
+    listing = sub.add_parser(
+        "list", help="list systems and corpora", description="List systems and corpora."
+    )
+    _peers_option(listing)
 
     corpus = sub.add_parser("corpus", help="corpus tools", description="Corpus tools.")
     corpus_sub = corpus.add_subparsers(dest="corpus_command", required=True, parser_class=_Parser)
@@ -737,6 +767,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args._argv = ["python", "-m", "bench", *argv] if argv is not None else None
     try:
         validate(args)
+        _load_peers(args)
         if args.command == "list":
             return cmd_list(args)
         if args.command == "corpus":

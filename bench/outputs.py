@@ -211,6 +211,11 @@ def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str
         cache.atomic_write_text(
             paths["variant_comparison"], result.variant_comparison.to_csv(index=False)
         )
+    if result.peer_comparison is not None:
+        paths["peer_comparison"] = out / "peer_comparison.csv"
+        cache.atomic_write_text(
+            paths["peer_comparison"], result.peer_comparison.to_csv(index=False)
+        )
     if result.learning_curve is not None:
         paths["learning_curve"] = out / "learning_curve.csv"
         cache.atomic_write_text(paths["learning_curve"], result.learning_curve.to_csv(index=False))

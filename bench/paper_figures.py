@@ -416,8 +416,8 @@ DEPARTURES: dict[str, str] = {
     "opt-in",
     "mega": "our re-implementations' feature classes, not the original tools' features",
     "multi": "base systems are our re-implementations (Illinois: averaged perceptron, "
-    "two stages); cross-fitted over the outer folds instead of Burford's unpublished "
-    "training scheme (blend and jackknife available)",
+    "two stages); stacked by inner cross-fitting on each cell's training documents, since "
+    "Burford's training scheme is unpublished",
     "crf": "CRFsuite (L2-regularized, SGD 10 epochs; Stanford optimizes by quasi-Newton) "
     "instead of Stanford's CRF; no Gibbs-sampling "
     "long-distance model",
@@ -433,4 +433,14 @@ DEPARTURES: dict[str, str] = {
     "lists none)",
     "mimic": "deid.pl 1.1 re-implemented rule by rule (output configuration); without its "
     "SNOMED word list the harness's common words stand in; repeated names within a note only",
+    # external tools run as installed: what the adapter changes about them
+    "command": "an external tool run as it is; redacted output is aligned back to the note "
+    "(docs/peers.md), type names read through a label table",
+    "deidpl": "the original program, all notes of a call in one run; its PHI types mapped "
+    "onto our labels (docs/peers.md)",
+    "philter": "philter-lite (the maintained fork of philter-ucsf, which does not install on "
+    "Python 3.11), its shipped filters",
+    "philter-lenient": "not as shipped: only spans Philter's PHI filters match count as PHI",
+    "presidio": "as shipped; without an installed spaCy English pipeline, pattern "
+    "recognizers only (no names or places)",
 }

@@ -109,7 +109,7 @@ def validate_config(config: RunConfig) -> None:
 def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> dict[str, SystemSpec]:
     """``all``, ``peers`` or registered names -> {name: spec}; unknown names, unknown
     parameters and parameter values a system rejects are usage errors."""
-    from systems.base import SYSTEMS, System, params_from_mapping
+    from systems.base import SYSTEMS, Preset, System, params_from_mapping
 
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
@@ -152,7 +152,14 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
         except (TypeError, ValueError, KeyError) as exc:
             reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             raise UsageError(f"system {name!r}: {reason}") from None
-        specs[name] = SystemSpec(name, cls, params, tags, _wrappers(instance, config))
+        specs[name] = SystemSpec(
+            name,
+            cls,
+            params,
+            tags,
+            _wrappers(instance, config),
+            preset_description=entry.description if isinstance(entry, Preset) else None,
+        )
     return specs
 
 
@@ -313,7 +320,14 @@ def worker_environment(config: RunConfig) -> dict[str, str]:
     env = {"DEID_BENCH_NO_CACHE": os.environ.get("DEID_BENCH_NO_CACHE", "")}
     if config.dictionaries:
         env["DEID_BENCH_DICTIONARIES"] = str(Path(config.dictionaries).resolve())
-    for name in ("DEID_BENCH_DICTIONARIES", "NLTK_DATA", "DEID_BENCH_NO_DOWNLOAD"):
+    for name in (
+        "DEID_BENCH_DICTIONARIES",
+        "NLTK_DATA",
+        "DEID_BENCH_NO_DOWNLOAD",
+        "DEID_BENCH_PEERS",  # external tools named in a TOML file (systems.command)
+        "DEID_BENCH_DEIDPL",
+        "DEID_BENCH_SHARED",
+    ):
         if name not in env and os.environ.get(name):
             env[name] = os.environ[name]
     if config.backend != "dask":  # a remote worker keeps its own cache directory

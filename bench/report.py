@@ -415,6 +415,7 @@ def render_report(
             if key in plots:
                 out += [f"![Precision-recall curves on {corpus}]({plots[key]})", ""]
 
+    out += external_sections(result, info)
     table = variant_table(result.variant_comparison)
     if table:
         out += [
@@ -450,6 +451,97 @@ def render_report(
     out += ["## Corpora: words per class", "", distribution_table(result.corpora), ""]
     out += ["## Time", "", timing_table(info), ""]
     return "\n".join(out) + "\n"
+
+
+def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
+    """How each external tool ran, the notes it failed on, and each re-implementation
+    beside its original (:mod:`bench.peer_comparison`); empty without external tools."""
+    out: list[str] = []
+    setups = {n: s for n, s in result.systems.items() if s.get("runs_as")}
+    if setups:
+        out += [
+            "## External tools: how they ran",
+            "",
+            "Each tool is run as it is installed here; a note it crashed on, timed out on or "
+            "answered with unreadable output is scored as withheld (every token PHI) unless "
+            "`on_error=fail` (then its cells fail).",
+            "",
+            _md_table(
+                [[n, s["runs_as"], str(s.get("failed_notes", 0))] for n, s in setups.items()],
+                ["System", "Ran as", "Notes it failed on"],
+            ),
+            "",
+        ]
+        failed = [
+            [c["system"], c["corpus"], str(c["fold"]), f["document"], f["error"]]
+            for c in info.get("cells", [])
+            for f in (c.get("fitted") or {}).get("note_failures", [])
+        ]
+        if failed:
+            out += [
+                _md_table(failed[:50], ["System", "Corpus", "Fold", "Document", "What happened"]),
+                "",
+            ]
+            if len(failed) > 50:
+                out += [f"... and {len(failed) - 50} more (run.json lists them all).", ""]
+    df = result.peer_comparison
+    if df is None or df.empty:
+        return out
+    out += [
+        "## Re-implementations beside their originals",
+        "",
+        "Both systems on the same test notes. Agreement: share of tokens with the same "
+        "PHI / non-PHI decision, and Cohen's κ of those decisions. Recall per gold PHI type: "
+        "share of its tokens marked PHI (any category). Throughput: test tokens per second "
+        "of the cells computed in this run (`cached`: read from the cache, not timed).",
+        "",
+    ]
+    for (corpus, original, reimpl), g in df.groupby(
+        ["corpus", "original", "reimplementation"], sort=False
+    ):
+        total = g[g.label == "ALL"].iloc[0]
+        rows = [
+            ["Agreement (% of tokens)", f"{100 * total.agreement:.2f}", ""],
+            ["Cohen's κ", f"{total.kappa:.3f}" if not math.isnan(total.kappa) else "", ""],
+            [
+                "PHI precision (all types)",
+                _pct(total.precision_original),
+                _pct(total.precision_reimplementation),
+            ],
+            [
+                "PHI recall (all types)",
+                _pct(total.recall_original),
+                _pct(total.recall_reimplementation),
+            ],
+        ]
+        rows += [
+            [
+                f"recall of {r.label} ({int(r.tokens)} tokens)",
+                _pct(r.recall_original),
+                _pct(r.recall_reimplementation),
+            ]
+            for r in g[g.label != "ALL"].itertuples()
+        ]
+        rows.append(
+            [
+                "Tokens per second",
+                _rate(total.tokens_per_second_original),
+                _rate(total.tokens_per_second_reimplementation),
+            ]
+        )
+        out += [
+            f"### `{reimpl}` vs its original `{original}` on `{corpus}`",
+            "",
+            _md_table(rows, ["", original, reimpl]),
+            "",
+        ]
+    return out
+
+
+def _rate(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "cached"
+    return f"{value:,.0f}"
 
 
 def _grouping(info: Mapping[str, Any]) -> str:

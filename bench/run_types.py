@@ -123,6 +123,8 @@ class SystemSpec:
     params: Mapping[str, Any]
     tags: Tags
     wrappers: tuple[tuple[type[System], Mapping[str, Any]], ...] = ()
+    #: A preset's own description (``philter-lenient`` is not Philter as it ships).
+    preset_description: str | None = None
 
     def build(self) -> System:
         """A fresh instance, wrapped as the run asks."""
@@ -133,7 +135,7 @@ class SystemSpec:
 
     @property
     def description(self) -> str:
-        return self.cls.description
+        return self.preset_description or self.cls.description
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,8 @@ class RunResult:
     grouping: dict[str, str] = field(default_factory=dict)
     #: Per corpus, per system that scores tokens: (recall, precision) along the threshold.
     curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+    #: Re-implementations beside their originals (:mod:`bench.peer_comparison`).
+    peer_comparison: pd.DataFrame | None = None
 
     @property
     def failed(self) -> bool:

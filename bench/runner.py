@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import Any
 
 from bench.cells import execute_plan
 from bench.plan import make_plan, resolve_corpora, resolve_systems
@@ -78,6 +79,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                 "requires_training": spec.tags.requires_training,
                 "predicts_categories": spec.tags.predicts_categories,
                 "headline_subset": headline_subset(spec),
+                **_external_setup(name, outcomes),
             }
             for name, spec in plan.systems.items()
         },
@@ -92,7 +94,18 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         variant_comparison=scorer.variant_comparison(),
         grouping=plan.grouping,
         curves={corpus: scorer.curves(corpus) for corpus in plan.splits},
+        peer_comparison=scorer.peer_comparison(),
     )
+
+
+def _external_setup(system: str, outcomes: list[CellOutcome]) -> dict[str, Any]:
+    """How an external tool ran (its ``runs_as`` line: version, configuration, e.g.
+    "pattern recognizers only") and on how many notes it failed, from its cells."""
+    infos = [o.info for o in outcomes if o.system == system and o.info.get("runs_as")]
+    if not infos:
+        return {}
+    failed = sum(len(i.get("note_failures", ())) for i in infos)
+    return {"runs_as": infos[0]["runs_as"], "failed_notes": failed}
 
 
 __all__ = [

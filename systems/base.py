@@ -190,6 +190,13 @@ class System(ABC):
         stacked system's inner folds, ...); JSON-serialisable, never document text."""
         return {}
 
+    def tool_fingerprint(self) -> str:
+        """What this system's output depends on beyond its parameters and this package's
+        code -- an external program's files and version -- as a short string; part of the
+        prediction-cache key (:mod:`systems.prediction_cache`), so upgrading the tool
+        recomputes its predictions.  Empty for systems written in this package."""
+        return ""
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
@@ -213,6 +220,41 @@ def register(cls: S) -> S:
         raise ValueError(f"{cls.__name__} must set a class attribute 'name'")
     SYSTEMS.add(cls.name, cls, cls.description)
     return cls
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A registry entry that is a system class with fixed parameters, under its own name.
+
+    External tools configured in a TOML file (:mod:`systems.command`) and labelled
+    configurations (``philter-lenient``) are presets: ``--systems NAME`` builds
+    ``cls(**params)``, ``--param NAME.x=...`` overrides one of the params, and the report
+    lists the preset's name.  Calling a preset builds an instance, like calling a class.
+    """
+
+    name: str
+    cls: type[System]
+    params: Mapping[str, Any]
+    description: str
+
+    @property
+    def requires_training(self) -> bool:
+        return self.cls.requires_training
+
+    def __call__(self, **params: Any) -> System:
+        return self.cls(**{**dict(self.params), **params})
+
+
+def register_preset(
+    name: str, cls: type[System], params: Mapping[str, Any], description: str
+) -> Preset:
+    """Register ``cls`` with ``params`` as the system ``name`` (see :class:`Preset`); the
+    parameters are checked against ``cls``'s constructor first."""
+    preset = Preset(name, cls, dict(params_from_mapping(cls, params)), description)
+    # a preset replaces a preset of the same name (a configuration file read again); a
+    # name taken by a system class is an error (corpora.registry.Registry.add)
+    SYSTEMS.add(name, preset, description)  # type: ignore[arg-type]
+    return preset
 
 
 def unregister(name: str) -> None:

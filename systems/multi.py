@@ -32,6 +32,7 @@ Faithfulness notes:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -165,6 +166,12 @@ class MultiDeidentifier(System):
         """The bases' modules: their code is part of this system's cache key."""
         return {type(self._make_base(s, p)).__module__ for _, s, p in parse_bases(self.bases)}
 
+    def tool_fingerprint(self) -> str:
+        """The external bases' programs (deid.pl, a command-line tool) are part of the key."""
+        return "|".join(
+            self._make_base(s, p).tool_fingerprint() for _, s, p in parse_bases(self.bases)
+        )
+
     def _make_base(self, system: str, params: tuple[tuple[str, Any], ...]) -> System:
         entry = SYSTEMS.get(system)
         cls = getattr(entry, "cls", entry)
@@ -184,15 +191,20 @@ class MultiDeidentifier(System):
         self.base_specs_ = parse_bases(self.bases)
         self.train_ = documents
         self.models_: dict[int, System] = {}
+        self.seconds_ = {"inner_cross_fitting": 0.0, "bases_on_all_training": 0.0, "meta": 0.0}
+        start = time.perf_counter()
         folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
         self.inner_groups_ = len(folds)
         per_base = [self._out_of_fold(i, documents, folds) for i in range(len(self.base_specs_))]
+        middle = time.perf_counter()
         X_rows = self._meta_features(documents, per_base)
         y = [t.label for doc in documents for t in doc.tokens]
         self.vectorizer_ = DictVectorizer()
         X = _int32(self.vectorizer_.fit_transform(X_rows))
         self.classifier_ = LinearSVC(C=self.C, class_weight="balanced", random_state=self.seed)
         self.classifier_.fit(X, y)
+        self.seconds_["inner_cross_fitting"] += middle - start
+        self.seconds_["meta"] += time.perf_counter() - middle
         return self
 
     def _out_of_fold(
@@ -225,6 +237,7 @@ class MultiDeidentifier(System):
         hit = prediction_cache.load(key, documents)
         if hit is not None:
             return hit.labels
+        start = time.perf_counter()
         model = self.models_.get(i)
         if model is None:
             model = proto
@@ -232,6 +245,7 @@ class MultiDeidentifier(System):
                 model.fit(self.train_)
             self.models_[i] = model
         labels, scores = model.predict_scored(documents)
+        self.seconds_["bases_on_all_training"] += time.perf_counter() - start
         labels = [list(map(str, p)) for p in labels]
         prediction_cache.store(
             key,
@@ -267,11 +281,14 @@ class MultiDeidentifier(System):
     # -- labelling -----------------------------------------------------------------------
     def _phi_scores(self, documents: Sequence[Document]) -> tuple[np.ndarray, np.ndarray]:
         per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
+        start = time.perf_counter()
         X = _int32(self.vectorizer_.transform(self._meta_features(documents, per_base)))
         if X.shape[0] == 0:
             return np.empty(0), np.empty(0, dtype=object)
         classes = self.classifier_.classes_
-        return ovr_phi_scores(self.classifier_.decision_function(X), classes)
+        scores = ovr_phi_scores(self.classifier_.decision_function(X), classes)
+        self.seconds_["meta"] += time.perf_counter() - start
+        return scores
 
     def predict_scored(
         self, documents: Sequence[Document]
@@ -289,4 +306,17 @@ class MultiDeidentifier(System):
         return self.predict_scored(documents)[1]
 
     def fitted_info(self) -> dict[str, Any]:
-        return {"bases": [a for a, _, _ in self.base_specs_], "inner_folds": self.inner_groups_}
+        """Bases, inner folds, and where the time went: ``cost_vs_bases`` is this system's
+        seconds over those of its bases trained on all training documents and labelling
+        the test documents -- what the bases cost as systems of their own (absent when
+        those fits came from the prediction cache, which shares them with the bases'
+        own cells)."""
+        info: dict[str, Any] = {
+            "bases": [a for a, _, _ in self.base_specs_],
+            "inner_folds": self.inner_groups_,
+            "seconds": {k: round(v, 3) for k, v in self.seconds_.items()},
+        }
+        bases = self.seconds_["bases_on_all_training"]
+        if bases > 0.05 * sum(self.seconds_.values()):
+            info["cost_vs_bases"] = round(sum(self.seconds_.values()) / bases, 2)
+        return info

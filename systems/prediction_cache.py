@@ -74,7 +74,8 @@ def prediction_key(system: System, train: Sequence[Document], test: Sequence[Doc
     """The cache key of ``system`` fitted on ``train`` and labelling ``test``.
 
     Rule systems ignore ``train``, so it is not part of their key: their labels of a
-    document are computed once, whatever fold the document is tested in.
+    document are computed once, whatever fold the document is tested in.  An external
+    tool's files and version (:meth:`System.tool_fingerprint`) are part of the key.
     """
     tags = system.tags()
     return cache.make_key(
@@ -86,6 +87,7 @@ def prediction_key(system: System, train: Sequence[Document], test: Sequence[Doc
         documents_hash(test),
         _package_version(),
         code_fingerprint(system),
+        system.tool_fingerprint(),
         os.environ.get("DEID_BENCH_DICTIONARIES", ""),
     )
 

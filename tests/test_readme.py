@@ -47,3 +47,38 @@ def test_readme_worked_example_runs_as_printed(tmp_path) -> None:
     assert re.search(r"authentic\s+mine\s+\d", done.stdout), done.stdout
     reports = list((tmp_path / "reports").glob("*/report.md"))
     assert len(reports) == 1 and "mine" in reports[0].read_text()
+
+
+def _adding_a_tool() -> tuple[str, str, str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### Adding a command-line de-identifier") :]
+    section = section[: section.index("\n## ")]
+    script = re.search(r"```python\n(.*?)```", section, re.S)
+    toml = re.search(r"```toml\n(.*?)```", section, re.S)
+    command = re.search(r"\n    (python -m bench run --peers [^\n]*)\n", section)
+    assert script and toml and command, "the README's command-line example is missing"
+    return script.group(1), toml.group(1), command.group(1)
+
+
+@pytest.mark.slow
+def test_readme_command_line_example_runs_as_printed(tmp_path) -> None:
+    script, toml, command = _adding_a_tool()
+    (tmp_path / "redact.py").write_text(script, encoding="utf-8")
+    (tmp_path / "peers.toml").write_text(toml, encoding="utf-8")
+    env = {**os.environ, "DEID_BENCH_CACHE": str(tmp_path / "cache")}
+    env.pop("DEID_BENCH_PEERS", None)
+    argv = shlex.split(command)
+    assert argv[:3] == ["python", "-m", "bench"]
+    done = subprocess.run(
+        [sys.executable, *argv[1:]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    row = re.search(r"authentic\s+titles\s+([\d.]+)\s+([\d.]+)", done.stdout)
+    assert row and float(row.group(2)) > 0, done.stdout  # it found some PHI
+    report = next((tmp_path / "reports").glob("*/report.md")).read_text()
+    assert "| titles " in report and "once per note" in report

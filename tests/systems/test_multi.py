@@ -217,3 +217,81 @@ def test_default_illinois_base_is_the_two_stage_averaged_perceptron() -> None:
     assert base._make_learner().algorithm == "ap"
     names = [n for n, _, _ in parse_bases(multi.bases)]
     assert names == ["statdeid", "stanford", "mist", "illinois", "mimic"]
+
+
+def _training_sets(result) -> list[set[str]]:
+    """The training documents (fingerprints) of every cell of a run."""
+    out = []
+    for splits in result.splits.values():
+        for split in splits:
+            train_docs = result.corpora[split.train_corpus].documents
+            out.append({train_docs[i].fingerprint for i in split.train})
+    return out
+
+
+@pytest.mark.parametrize("protocol", ["split", "cross", "learning-curve"])
+def test_bases_train_on_the_cells_own_training_documents_under_every_protocol(
+    toys, protocol
+) -> None:
+    """Own splits, cross-corpus and learning curves stack by inner cross-fitting too: each
+    cell's bases see exactly the documents the compared systems train on, never blends."""
+    from bench.runner import RunConfig, run
+    from tests.bench.toy import make_corpus
+
+    options = dict(
+        systems=["multi,test-counting-memorizer"],
+        show_progress=False,
+        n_resamples=20,
+        n_shuffles=20,
+        folds=3,
+        system_params={"multi": {"bases": "test-counting-memorizer"}},
+    )
+    if protocol == "split":
+        config = RunConfig(corpora=["s"], protocol="split", **options)
+        corpora = {"s": make_corpus(16, name="s", with_split=True)}
+    elif protocol == "cross":
+        config = RunConfig(corpora=["b"], train_corpus="a", **options)
+        corpora = {"a": make_corpus(10, name="a"), "b": make_corpus(6, name="b")}
+    else:
+        config = RunConfig(
+            corpora=["t"], protocol="learning-curve", fractions=(0.5, 1.0), **options
+        )
+        corpora = {"t": make_corpus(12, name="t")}
+    result = run(config, corpora)
+    assert not result.failures
+    fits = CountingMemorizer.fitted
+    cells = _training_sets(result)
+    for train in cells:
+        assert train in fits  # the bases labelling the test notes: all training documents
+        inner = [f for f in fits if f < train]
+        assert any(a.isdisjoint(b) and a | b == train for a in inner for b in inner)
+    # no fit ever saw a document outside the training set of the cell it served
+    assert all(any(f <= train for train in cells) for f in fits)
+
+
+def test_external_tools_are_legitimate_bases(toys, tmp_path) -> None:
+    """A command-line tool (registered as a preset, as a TOML file would) stacked with a
+    rule system; the tool's script is part of multi's cache key."""
+    import sys
+    from pathlib import Path
+
+    from systems.base import register_preset
+    from systems.command import CommandSystem
+
+    tool = Path(__file__).parent / "peer_tools" / "fake_deid.py"
+    register_preset(
+        "test-tool", CommandSystem, {"cmd": f"{sys.executable} {tool} spans"}, "fake tool"
+    )
+    try:
+        multi = MultiDeidentifier(bases="test-caps,test-tool", inner_folds=2)
+        multi.check_params()
+        assert str(tool) not in multi.tool_fingerprint() and multi.tool_fingerprint()
+        docs = _docs(12)
+        predictions = multi.fit(docs[:8]).predict(docs[8:])
+        gold = [[t.label for t in d.tokens] for d in docs[8:]]
+        assert predictions == gold
+        info = multi.fitted_info()
+        assert info["bases"] == ["test-caps", "test-tool"]
+        assert set(info["seconds"]) == {"inner_cross_fitting", "bases_on_all_training", "meta"}
+    finally:
+        unregister("test-tool")

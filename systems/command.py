@@ -1,0 +1,281 @@
+"""``command`` -- any command-line de-identifier, run once per note.
+
+A generic adapter for tools that exist outside this harness: given a command template it
+feeds each note to the tool and reads back what the tool found, as character spans or as
+the note redacted (:mod:`systems.span_recovery`), then maps the spans onto our tokens and
+the tool's type names onto our labels (:mod:`systems.external`).
+
+The command template (``cmd``) is split like a shell line (:func:`shlex.split`; no shell
+runs, so pipes and redirections need an explicit ``sh -c '...'``) and these placeholders
+are replaced in each argument:
+
+``{input}``   a file holding the note (UTF-8); without it the note goes to the tool's stdin
+``{output}``  a file the tool writes; without it the tool's stdout is read
+``{python}``  the Python interpreter running the harness (for tools written in Python)
+
+Each note runs in a fresh temporary directory (the tool's working directory), removed
+afterwards.  A note the tool crashes on (non-zero exit), hangs on (``timeout`` seconds) or
+answers with output that reads neither as spans nor as the note redacted is a named error
+for that note, scored as ``on_error`` says (:mod:`systems.external`); the other notes and
+systems go on.
+
+Several tools can be named in a TOML file (``--peers FILE`` or ``DEID_BENCH_PEERS``; format
+in ``docs/peers.md``): each ``[systems.NAME]`` table becomes a registry preset ``NAME``
+of this system (or of another external system named by its ``system`` key), listed by
+``python -m bench list`` and chosen with ``--systems NAME`` or ``--systems peers``.
+
+The prediction-cache key includes the command and the content of every file the command
+names (a script edited -> its predictions are recomputed); a tool installed elsewhere and
+upgraded in place needs ``--no-cache``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import pkgutil
+import shlex
+import sys
+import tempfile
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from corpora.model import Document
+from systems.base import (
+    SYSTEMS,
+    Preset,
+    SystemUnavailable,
+    params_from_mapping,
+    register,
+    register_preset,
+)
+from systems.external import ExternalSystem, FoundSpan, NoteError, files_fingerprint, run_tool
+from systems.span_recovery import FORMATS, OFFSET_UNITS, recover_spans
+
+#: Environment variable naming the TOML file of external systems (``--peers`` sets it).
+ENV_PEERS = "DEID_BENCH_PEERS"
+#: Placeholders of the command template.
+PLACEHOLDERS = ("{input}", "{output}", "{python}")
+
+
+@register
+class CommandSystem(ExternalSystem):
+    """A command-line de-identifier run once per note (see the module docstring).
+
+    Parameters
+    ----------
+    cmd:
+        The command template, e.g. ``"{python} scrub.py {input}"``.
+    output:
+        ``auto``, ``spans`` or ``redacted`` (:mod:`systems.span_recovery`).
+    timeout:
+        Seconds one note may take.
+    labels:
+        The tool's type names -> our labels (``{"NAME": "PATIENT"}`` or
+        ``"NAME=PATIENT,..."``), before the generic rules of :mod:`systems.external`.
+    offsets:
+        ``chars`` or ``bytes`` (of the UTF-8 note) in span output.
+    min_kept:
+        Redacted output sharing fewer of the note's words than this is garbage.
+    on_error:
+        ``redact`` or ``fail`` (:mod:`systems.external`).
+    tool:
+        The name used in messages (a preset's own name).
+    """
+
+    name = "command"
+    description = "any command-line de-identifier (--param command.cmd='...'), run per note"
+    relative_cost = 20.0  # a process per note; scheduling only
+
+    def __init__(
+        self,
+        cmd: str = "",
+        output: str = "auto",
+        timeout: float = 60.0,
+        labels: Mapping[str, str] | str | None = None,
+        offsets: str = "chars",
+        min_kept: float = 0.1,
+        on_error: str = "redact",
+        tool: str = "",
+    ) -> None:
+        self.cmd = cmd
+        self.output = output
+        self.timeout = timeout
+        self.labels = labels
+        self.offsets = offsets
+        self.min_kept = min_kept
+        self.on_error = on_error
+        self.tool = tool
+
+    def check_params(self) -> None:
+        super().check_params()
+        if not isinstance(self.cmd, str):
+            raise ValueError(f"cmd {self.cmd!r}: a command line (a string)")
+        try:
+            shlex.split(self.cmd)
+        except ValueError as exc:
+            raise ValueError(f"cmd {self.cmd!r}: {exc}") from None
+        if self.output not in FORMATS:
+            raise ValueError(f"output {self.output!r}: use {', '.join(FORMATS)}")
+        if self.offsets not in OFFSET_UNITS:
+            raise ValueError(f"offsets {self.offsets!r}: use {', '.join(OFFSET_UNITS)}")
+        if not (isinstance(self.timeout, int | float) and self.timeout > 0):
+            raise ValueError(f"timeout {self.timeout!r}: a positive number of seconds")
+        if not 0 <= self.min_kept <= 1:
+            raise ValueError(f"min_kept {self.min_kept!r}: between 0 and 1")
+
+    def runs_as(self) -> str:
+        return f"`{self.cmd}` once per note, output read as {self.output}"
+
+    def tool_fingerprint(self) -> str:
+        try:
+            words = shlex.split(self.cmd)
+        except ValueError:
+            return ""
+        files = [w for w in words if "{" not in w and Path(w).is_file()]
+        return files_fingerprint(files) if files else ""
+
+    def _argv(self, workdir: Path) -> tuple[list[str], bool, bool]:
+        """The command for one note, and whether it reads a file / writes a file."""
+        words = shlex.split(self.cmd)
+        uses_input = any("{input}" in w for w in words)
+        uses_output = any("{output}" in w for w in words)
+        values = {
+            "{input}": str(workdir / "note.txt"),
+            "{output}": str(workdir / "out.txt"),
+            "{python}": sys.executable,
+        }
+        argv = []
+        for w in words:
+            for key, value in values.items():
+                w = w.replace(key, value)
+            argv.append(w)
+        return argv, uses_input, uses_output
+
+    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+        if not self.cmd.strip():
+            raise SystemUnavailable(
+                "no command given: --param command.cmd='TOOL {input}' or a --peers file "
+                "(docs/peers.md)"
+            )
+        return [self._one(doc) for doc in documents]
+
+    def _one(self, doc: Document) -> list[FoundSpan] | NoteError:
+        with tempfile.TemporaryDirectory(prefix="deid-bench-cmd-") as tmp:
+            workdir = Path(tmp)
+            argv, uses_input, uses_output = self._argv(workdir)
+            data = doc.text.encode("utf-8", "surrogatepass")
+            if uses_input:
+                (workdir / "note.txt").write_bytes(data)
+            try:
+                out = run_tool(
+                    argv,
+                    stdin=None if uses_input else data,
+                    cwd=workdir,
+                    timeout=float(self.timeout),
+                )
+                if uses_output:
+                    target = workdir / "out.txt"
+                    if not target.exists():
+                        return NoteError("wrote no output file")
+                    out = target.read_bytes()
+                try:
+                    text = out.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return NoteError(f"output is not UTF-8 (byte {exc.start})")
+                return recover_spans(
+                    doc.text,
+                    text,
+                    self.output,
+                    offsets=self.offsets,
+                    min_kept=self.min_kept,
+                )
+            except NoteError as exc:
+                return exc
+
+
+# --------------------------------------------------------------------------- TOML presets
+
+
+class PeerFileError(ValueError):
+    """A bad external-systems file: one line naming the file, the table and the problem."""
+
+
+def load_presets(path: str | os.PathLike[str]) -> list[Preset]:
+    """Register every ``[systems.NAME]`` table of the TOML file at ``path`` as a preset.
+
+    Each table's keys are the parameters of its ``system`` (default ``command``, or any
+    registered external system such as ``deidpl``), plus an optional ``description``.
+    """
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PeerFileError(f"{file}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PeerFileError(f"{file}: not valid TOML: {exc}") from None
+    tables = data.get("systems")
+    if not isinstance(tables, dict) or not tables:
+        raise PeerFileError(f"{file}: no [systems.NAME] tables")
+    presets = []
+    for name, table in tables.items():
+        where = f"{file}: [systems.{name}]"
+        if not isinstance(table, dict):
+            raise PeerFileError(f"{where}: not a table")
+        params = dict(table)
+        kind = str(params.pop("system", CommandSystem.name))
+        description = str(params.pop("description", "") or f"external tool ({kind})")
+        cls = _external_class(kind)
+        if cls is None:
+            raise PeerFileError(f"{where}: {kind!r} is not a registered external system")
+        if "tool" in cls._param_names():
+            params.setdefault("tool", name)
+        try:
+            params = params_from_mapping(cls, params)
+            cls(**params).check_params()
+            presets.append(register_preset(name, cls, params, description))
+        except (TypeError, ValueError) as exc:
+            raise PeerFileError(f"{where}: {exc}") from None
+    return presets
+
+
+def _external_class(kind: str) -> type[ExternalSystem] | None:
+    """The external system class registered as ``kind``.  Looked up among this package's
+    modules directly, because this runs while the registry is still importing them."""
+    for module in _system_modules():
+        importlib.import_module(module)
+    try:
+        entry = SYSTEMS.get(kind)
+    except KeyError:
+        return None
+    cls = getattr(entry, "cls", entry)
+    if isinstance(cls, type) and issubclass(cls, ExternalSystem):
+        return cls
+    return None
+
+
+def _system_modules() -> list[str]:
+    here = Path(__file__).resolve().parent
+    return sorted(
+        f"systems.{info.name}"
+        for info in pkgutil.iter_modules([str(here)])
+        if not info.name.startswith("_") and not info.ispkg
+    )
+
+
+def load_presets_from_env() -> list[Preset]:
+    """The presets of the file ``DEID_BENCH_PEERS`` names (none when unset)."""
+    path = os.environ.get(ENV_PEERS)
+    return load_presets(path) if path else []
+
+
+def _register_from_env() -> None:
+    """At import: register the configured file's presets.  A bad file registers nothing
+    here; the command line checks the file first and reports it in one line."""
+    with contextlib.suppress(PeerFileError):
+        load_presets_from_env()
+
+
+_register_from_env()

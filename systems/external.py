@@ -1,0 +1,456 @@
+"""What every adapter of a de-identifier written elsewhere shares: running the tool, turning
+its character spans into our token labels, mapping its PHI types onto our label set, and
+what happens when it fails on one note.
+
+The peers (:mod:`systems.command`, :mod:`systems.deidpl`, :mod:`systems.philter`,
+:mod:`systems.presidio`) are :class:`ExternalSystem` subclasses: each only says how to get
+character spans with the tool's own type names out of its tool
+(:meth:`ExternalSystem.find_spans`); everything after that is here, once.
+
+**Spans to tokens.**  A token takes the label of the first predicted span it overlaps (the
+rule that gives tokens their gold labels, :mod:`corpora.tokenize`), so a tool that marks
+"Smith" inside "Smith's" marks our token ``Smith``; a token no span touches is ``O``.
+
+**Type names to labels** (:func:`label_for`): an explicit mapping (``labels``, exact type
+name, case-insensitive) first, then :data:`TYPE_RULES` -- words that name the kind of PHI in
+the type ("Doctor Last Name" -> DOCTOR, "PHONE_NUMBER" -> PHONE, "DATE_TIME" -> DATE) -- and
+finally the binary label ``PHI`` for a span without a type or with a type no rule knows
+(masked text carries no type).  Binary ``PHI`` tokens count in the PHI-vs-non-PHI scores and
+in no category (:mod:`bench.metrics`).  A mapping to ``O`` drops that type.
+
+**A note the tool fails on** -- it crashes, hangs past the timeout, or writes output that
+cannot be read as spans or as the note redacted -- is a :class:`NoteError`: one line naming
+the system, the document id and what happened, never note text (a tool's stderr is not
+shown, since tools echo their input).  ``on_error`` decides how the note is scored:
+
+* ``"redact"`` (default): every token of the note is ``PHI``.  A de-identification
+  pipeline does not release a note its tool failed on, so the note counts as withheld: all
+  its PHI is caught and all its other words are lost (false positives).  It is never scored
+  as "no PHI found", and the report lists every such note (:mod:`bench.report`).
+* ``"fail"``: the whole cell fails with the list of notes, and the system is reported
+  failed on that fold while the other systems finish.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+from corpora.model import LABELS, OUTSIDE, PHI, Document
+from systems.base import System
+
+#: How a note the tool failed on is scored (see the module docstring).
+ON_ERROR = ("redact", "fail")
+
+#: Words in a tool's type name -> our label, tried in order (first match wins), on the
+#: lower-cased name with ``_``/``-``/``/`` read as spaces.  Clinician words come before
+#: generic name words ("Doctor Last Name" is a DOCTOR), places of care before places.
+TYPE_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), label)
+    for pattern, label in (
+        (r"\b(doctor|dr|md|physician|provider|hcp|hcpname|clinician|nurse|staff)\b", "DOCTOR"),
+        (r"\b(phone|telephone|fax|pager|tel)\b", "PHONE"),
+        (r"\b(age|ages)\b", "AGE"),
+        (r"\b(hospital\w*|wardname|ward|facility|clinic|institution)\b", "HOSPITAL"),
+        (
+            r"\b(date|dates|datetime|year|month|day|time|holiday|dateyear)\b|^[\d\s./-]+$",
+            "DATE",
+        ),
+        (r"\b(email|e mail|url|uri|ip|web|website)\b", "OTHER"),
+        (
+            r"\b(id|ids|ssn|mrn|number|record|account|license|licence|serial|passport|"
+            r"itin|iban|bank|credit|card|unit number|identifier|social)\b",
+            "ID",
+        ),
+        (
+            r"\b(location|locations|address|street|city|state|states|country|countries|zip|"
+            r"zipcode|gpe|loc|place|places)\b",
+            "LOCATION",
+        ),
+        (
+            r"\b(name\d*|names|first|last|surname|patient|person|per|relative|proxy|"
+            r"initial|initials|firstname|lastname|ptname|ptnameinitial|relativeproxyname)\b",
+            "PATIENT",
+        ),
+        (r"\b(other|organization|organisation|org|company|profession)\b", "OTHER"),
+    )
+)
+
+
+def _normalize_type(kind: str) -> str:
+    return re.sub(r"[_/\-]+", " ", kind.strip().lower())
+
+
+def parse_label_map(labels: Mapping[str, str] | str | None) -> dict[str, str]:
+    """``{"NAME": "PATIENT"}`` or ``"NAME=PATIENT,DATE=DATE"`` -> {normalized type: label};
+    ``ValueError`` naming a label outside our set (``O`` drops a type, ``PHI`` is binary)."""
+    if labels is None or labels == "":
+        return {}
+    if isinstance(labels, str):
+        pairs: list[tuple[str, str]] = []
+        for item in labels.split(","):
+            if not item.strip():
+                continue
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"labels {item!r}: use TYPE=LABEL, e.g. NAME=PATIENT")
+            pairs.append((key, value))
+    elif isinstance(labels, Mapping):
+        pairs = [(str(k), str(v)) for k, v in labels.items()]
+    else:
+        raise ValueError("labels: use a mapping {TYPE: LABEL} or 'TYPE=LABEL,...'")
+    out: dict[str, str] = {}
+    allowed = (*LABELS, PHI, OUTSIDE)
+    for key, value in pairs:
+        label = value.strip().upper()
+        if label not in allowed:
+            raise ValueError(f"labels: {value!r} is not one of {', '.join(allowed)}")
+        out[_normalize_type(key)] = label
+    return out
+
+
+def label_for(
+    kind: str | None,
+    overrides: Mapping[str, str] | None = None,
+    rules: Sequence[tuple[re.Pattern[str], str]] = (),
+) -> str:
+    """Our label for a tool's type name: ``overrides`` (exact names), then a tool's own
+    ``rules``, then :data:`TYPE_RULES` (see the module docstring)."""
+    if not kind or not kind.strip():
+        return PHI
+    norm = _normalize_type(kind)
+    if overrides and norm in overrides:
+        return overrides[norm]
+    for pattern, label in (*rules, *TYPE_RULES):
+        if pattern.search(norm):
+            return label
+    return PHI
+
+
+@dataclass(frozen=True, slots=True)
+class FoundSpan:
+    """A span a tool marked as PHI: character offsets into the note and the tool's own type
+    name (``None`` when the tool gives none, e.g. masked text)."""
+
+    start: int
+    end: int
+    kind: str | None = None
+
+
+class NoteError(Exception):
+    """The tool failed on one note; the message says what happened, never note text."""
+
+
+def spans_to_labels(document: Document, spans: Sequence[FoundSpan], label_of: Any) -> list[str]:
+    """One label per token: the label (``label_of(kind)``) of the first span it overlaps."""
+    tokens = document.tokens
+    labels = [OUTSIDE] * len(tokens)
+    if not tokens or not spans:
+        return labels
+    ends = [t.end for t in tokens]
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        label = label_of(span.kind)
+        if label == OUTSIDE:
+            continue
+        i = bisect.bisect_right(ends, span.start)  # first token ending after the start
+        while i < len(tokens) and tokens[i].start < span.end:
+            if labels[i] == OUTSIDE:
+                labels[i] = label
+            i += 1
+    return labels
+
+
+def check_spans(spans: Sequence[FoundSpan], length: int) -> None:
+    """``NoteError`` for a span outside a note of ``length`` characters or empty."""
+    for s in spans:
+        if not (0 <= s.start < s.end <= length):
+            raise NoteError(f"span {s.start}-{s.end} is outside the note (length {length})")
+
+
+def byte_to_char_offsets(text: str, encoding: str = "utf-8") -> list[int]:
+    """``table[b]`` = the character offset of byte offset ``b`` of ``text`` encoded (a byte
+    inside a multi-byte character maps to that character); ``len(table)`` is bytes + 1."""
+    table: list[int] = []
+    for i, ch in enumerate(text):
+        table.extend([i] * len(ch.encode(encoding, "surrogatepass")))
+    table.append(len(text))
+    return table
+
+
+@lru_cache(maxsize=1)
+def _prctl() -> Any:
+    """libc's ``prctl`` (Linux), looked up once in this process, or ``None``."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``;
+    elsewhere nothing), so a tool or child started for a run never outlives the run."""
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+
+
+def run_tool(
+    argv: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> bytes:
+    """Run a tool and return its stdout; ``NoteError`` when it cannot start, exits non-zero
+    or runs past ``timeout`` seconds (its whole process group is then killed, so a tool
+    that started helpers leaves none behind).  On Linux the tool is also killed when the
+    harness dies (:func:`die_with_parent`)."""
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+            preexec_fn=die_with_parent if _prctl() is not None else None,
+        )
+    except OSError as exc:
+        raise NoteError(f"cannot start {Path(argv[0]).name}: {exc.strerror or exc}") from None
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise NoteError(f"timed out after {timeout:g} s") from None
+    except BaseException:
+        _kill_group(proc)
+        raise
+    if proc.returncode != 0:
+        how = (
+            f"killed by signal {-proc.returncode}"
+            if proc.returncode < 0
+            else f"exited with code {proc.returncode}"
+        )
+        lines = len(err.splitlines())
+        shown = f" ({lines} line(s) on stderr, not shown: they may quote the note)" if lines else ""
+        raise NoteError(how + shown)
+    return out
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.communicate()
+
+
+def _serve(conn: Any, init: Any, initargs: tuple[Any, ...], func: Any) -> None:
+    """The loop of :func:`run_isolated`'s child: ``func(state, item)`` per item received."""
+    die_with_parent()
+    state = init(*initargs)
+    while True:
+        item = conn.recv()
+        if item is None:
+            return
+        try:
+            conn.send(("ok", func(state, item)))
+        except Exception as exc:  # reported per item; the child goes on
+            conn.send(("error", type(exc).__name__))
+
+
+def run_isolated(
+    func: Any,
+    items: Sequence[Any],
+    *,
+    init: Any,
+    initargs: tuple[Any, ...] = (),
+    timeout: float,
+    startup: float = 120.0,
+) -> list[Any]:
+    """``func(init(*initargs), item)`` for each item, in a child process, with ``timeout``
+    seconds per item: a library that hangs on one note (a regular expression that
+    backtracks forever) cannot be interrupted in-process, so it runs in a child that is
+    killed and started again.  Returns each result, or a :class:`NoteError` for an item
+    that timed out, raised, or killed the child.  ``func`` and ``init`` must be importable
+    module-level functions (the child is spawned, not forked)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    results: list[Any] = []
+    proc = conn = None
+    try:
+        for item in items:
+            fresh = proc is None
+            if proc is None:
+                conn, child = ctx.Pipe()
+                proc = ctx.Process(target=_serve, args=(child, init, initargs, func))
+                proc.start()
+                child.close()
+            conn.send(item)
+            try:
+                ready = conn.poll(timeout + (startup if fresh else 0.0))
+                status, value = conn.recv() if ready else ("timeout", None)
+            except (EOFError, OSError):
+                status, value = "died", None
+            if status == "ok":
+                results.append(value)
+                continue
+            if status == "error":
+                results.append(NoteError(f"raised {value}"))
+                continue
+            proc.kill()
+            proc.join()
+            proc = None
+            results.append(
+                NoteError(f"timed out after {timeout:g} s" if status == "timeout" else "crashed")
+            )
+    finally:
+        if proc is not None:
+            with contextlib.suppress(OSError, ValueError):
+                conn.send(None)
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+    return results
+
+
+@lru_cache(maxsize=256)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def files_fingerprint(paths: Sequence[str | os.PathLike[str]]) -> str:
+    """A hash of the content of every existing file in ``paths`` (directories: their files,
+    recursively), so editing a tool's script or word list changes the cache key."""
+    h = hashlib.blake2b(digest_size=12)
+    for p in paths:
+        path = Path(p)
+        files = sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]
+        for f in files:
+            try:
+                st = f.stat()
+            except OSError:
+                continue
+            h.update(f"{f.name}\0{_file_digest(str(f), st.st_mtime_ns, st.st_size)}\0".encode())
+    return h.hexdigest()
+
+
+class ExternalSystem(System):
+    """A de-identifier that exists outside this harness, run as it is (see the module
+    docstring for what is shared).
+
+    Subclasses implement :meth:`find_spans` and may set :attr:`type_labels` (their tool's
+    own type names -> our labels) and :attr:`type_rules` (patterns on its type names),
+    both consulted before :data:`TYPE_RULES`; their parameters include ``labels`` (user
+    overrides, consulted first) and ``on_error``.
+    """
+
+    #: The ``peers`` group of ``--systems`` (:mod:`bench.plan`).
+    external: ClassVar[bool] = True
+    requires_training = False
+    uses_nlp = False
+    #: The tool's own type names -> our labels (before the generic rules).
+    type_labels: ClassVar[Mapping[str, str]] = {}
+    #: Patterns on the tool's lower-cased type names -> our labels (before the generic
+    #: rules, after :attr:`type_labels`).
+    type_rules: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: The registered system this tool is the original of (``deidpl`` -> ``mimic``): the
+    #: report then compares the two (:mod:`bench.peer_comparison`).
+    original_of: ClassVar[str | None] = None
+
+    labels: Mapping[str, str] | str | None
+    on_error: str
+
+    # -- to implement -----------------------------------------------------------------------
+    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+        """Per document, the tool's spans, or the :class:`NoteError` it failed with.
+        Raise :class:`systems.base.SystemUnavailable` when the tool is not installed."""
+        raise NotImplementedError
+
+    def runs_as(self) -> str:
+        """One line for the report: which tool, which version and configuration ran."""
+        return type(self).description
+
+    # -- shared ------------------------------------------------------------------------------
+    @property
+    def display_name(self) -> str:
+        return str(getattr(self, "tool", "") or self.name)
+
+    def check_params(self) -> None:
+        if self.on_error not in ON_ERROR:
+            raise ValueError(f"on_error {self.on_error!r}: use {', '.join(ON_ERROR)}")
+        parse_label_map(self.labels)
+
+    def _label_of(self) -> Any:
+        table = {_normalize_type(k): v for k, v in self.type_labels.items()}
+        table.update(parse_label_map(self.labels))
+        rules = tuple((re.compile(p), label) for p, label in self.type_rules)
+        return lambda kind: label_for(kind, table, rules)
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        documents = list(documents)
+        start = time.perf_counter()
+        found = self.find_spans(documents)
+        self.tool_seconds_ = time.perf_counter() - start
+        if len(found) != len(documents):
+            raise RuntimeError(
+                f"{self.display_name}: {len(found)} results for {len(documents)} notes"
+            )
+        label_of = self._label_of()
+        withheld = self.on_error == "redact"
+        failures: list[dict[str, str]] = []
+        out: list[list[str]] = []
+        for doc, got in zip(documents, found, strict=True):
+            if not isinstance(got, NoteError):
+                try:
+                    check_spans(got, len(doc.text))
+                except NoteError as exc:
+                    got = exc
+            if isinstance(got, NoteError):
+                failures.append({"document": doc.id, "error": str(got)})
+                scored = " (scored as withheld: every token PHI)" if withheld else ""
+                print(f"{self.display_name}: note {doc.id}: {got}{scored}", file=sys.stderr)
+                out.append([PHI] * len(doc.tokens))
+            else:
+                out.append(spans_to_labels(doc, got, label_of))
+        self.note_failures_ = failures
+        if failures and self.on_error == "fail":
+            listed = "; ".join(f"{f['document']}: {f['error']}" for f in failures[:5])
+            more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
+            raise RuntimeError(
+                f"{self.display_name} failed on {len(failures)} note(s): {listed}{more}"
+            )
+        self.runs_as_ = self.runs_as()
+        return out
+
+    def fitted_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"runs_as": getattr(self, "runs_as_", self.runs_as())}
+        failures = getattr(self, "note_failures_", [])
+        if failures:
+            info["note_failures"] = failures
+            info["on_error"] = self.on_error
+        if hasattr(self, "tool_seconds_"):
+            info["tool_seconds"] = round(self.tool_seconds_, 3)
+        return info
