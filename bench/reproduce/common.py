@@ -66,6 +66,9 @@ class Options:
     command: tuple[str, ...] = ()
     #: System (or role) -> registry name and parameters, to swap in other systems (tests).
     systems: Mapping[str, Role] | None = None
+    #: Feature classes the §6.4 information-gain ranking covers (None: the paper's set;
+    #: empty: no ranking).
+    ranked_features: tuple[str, ...] | None = None
 
     def quick(self) -> Options:
         """The ``--quick`` options: small corpus, few folds, few shuffles."""

@@ -74,8 +74,9 @@ REPORT_CLASSES = {
 #: predicted non-PHI: 243 actual PHI, 158,838 actual non-PHI).
 REPORT_ACCURACY = {"PHI": (97.37, 93.52, 95.41), "non-PHI": (99.61, 99.85, 99.73)}
 REPORT_CONFUSION = {"tp": 9013, "fp": 625, "fn": 243, "tn": 158838}
-#: Recall the report calls "very little" to lose (Table 3: linear 79.7 %, Gaussian 74.2 %).
-LITTLE_RECALL_POINTS = 79.7 - 74.2
+#: Recall points the report calls "very little" to lose (Table 3: linear 79.7 %, Gaussian
+#: 74.2 %).
+LITTLE_RECALL_POINTS = 5.5
 #: A section-only model "finds no PHI" below this recall (the report: 0 %).
 NOTHING_FOUND = 0.01
 #: A change of non-PHI precision or recall (points) that counts as "affected": the report's
@@ -204,7 +205,7 @@ def claim_gaussian_precision(kernels: Any, alpha: float) -> Verdict:
         cost = 100 * (lin.recall - g.recall)
         verdict = (
             SUPPORTED
-            if better and cost <= LITTLE_RECALL_POINTS
+            if better and round(cost, 1) <= LITTLE_RECALL_POINTS
             else PARTLY
             if better
             else NOT_SUPPORTED
