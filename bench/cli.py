@@ -503,6 +503,12 @@ def _reproduce_parser(sub: Any) -> None:
         help=f"bootstrap resamples ({DEFAULT_RESAMPLES})",
     )
     rep.add_argument(
+        "--group-by",
+        choices=GROUP_BY_CHOICES,
+        default="auto",
+        help="keep groups of documents on one side of every split (as for run)",
+    )
+    rep.add_argument(
         "--quick",
         action="store_true",
         help="smoke test: 60 embedded documents, 3 folds, fewer shuffles (numbers meaningless)",
@@ -524,6 +530,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         out=Path(args.out),
         folds=args.folds,
         seed=args.seed,
+        group_by=args.group_by,
         n_documents=args.n_documents,
         phi_rate=args.phi_rate,
         category_weights=_category_weights(args),

@@ -388,6 +388,12 @@ def render_report(
                 out += [
                     "### People, locations and organizations only (the SNoW comparison)",
                     "",
+                    "Systems scored on every category elsewhere were trained on every "
+                    "category; the paper retrained its SVM on these four for this comparison "
+                    "(Tables 3, 5, 8, 12), as `python -m bench reproduce sibanda2006` does "
+                    "(in a run: `--systems ...,svm-plo=svm --param "
+                    "\"svm-plo.train_categories=('DOCTOR','HOSPITAL','LOCATION','PATIENT')\"`).",
+                    "",
                     table,
                     "",
                 ]

@@ -53,6 +53,8 @@ class Options:
     out: Path = Path("reports")
     folds: int = 10
     seed: int = 0
+    #: How documents are kept together in folds (:data:`corpora.folds.GROUP_BY_CHOICES`).
+    group_by: str = "auto"
     n_documents: int | None = None
     phi_rate: float = 1.0
     category_weights: tuple[tuple[str, float], ...] = ()
@@ -97,6 +99,7 @@ class Options:
             corpora=list(corpora),
             folds=self.folds,
             seed=self.seed,
+            group_by=self.group_by,
             lenient=self.lenient,
             n_documents=self.n_documents,
             phi_rate=self.phi_rate,
@@ -225,7 +228,8 @@ def header(
         "## How this was produced",
         "",
         f"- Command: `{command}`",
-        f"- Seed: {options.seed}; folds: {options.folds}; α = {options.alpha}; "
+        f"- Seed: {options.seed}; folds: {options.folds} (grouped by: {options.group_by}); "
+        f"α = {options.alpha}; "
         f"approximate randomization: {options.n_shuffles:,} shuffles; bootstrap: "
         f"{options.n_resamples:,} resamples",
         *lines,
@@ -570,13 +574,17 @@ def _inside(published_f1: float | None, r: Any) -> bool | None:
 def disagreements(
     entries: Sequence[tuple[str, PublishedRow, str, Any]],
     reason: Callable[[str, bool], str],
+    extra: Sequence[tuple[str, bool, str]] = (),
 ) -> list[str]:
     """Bullets for the rows whose published F lies outside our CI, one per (our system,
     direction), each with the reason we believe explains it (``reason(system, higher)``).
 
-    ``entries`` are (table, published row, our system, our results row).
+    ``entries`` are (table, published row, our system, our results row); ``extra`` are
+    disagreements on other measures, as (our system, ours higher, "Table N ... x → y").
     """
     groups: dict[tuple[str, bool], list[str]] = {}
+    for ours, higher, case in extra:
+        groups.setdefault((ours, higher), []).append(case)
     for table, pub, ours, r in entries:
         if _inside(pub.f1, r) is False:
             f_ours = 100 * float(r.f1)

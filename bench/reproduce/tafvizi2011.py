@@ -175,7 +175,7 @@ def held_out_split(corpus: Corpus, options: Options) -> tuple[Corpus, Corpus]:
     if has_own_split(corpus):
         train = tuple(d for d in corpus.documents if d.metadata[SPLIT_KEY] == "train")
         return Corpus(f"{corpus.name}:train", train, dict(corpus.metadata)), corpus
-    first = cross_validation(corpus, HELD_OUT_FOLDS, options.seed, "auto")[0]
+    first = cross_validation(corpus, HELD_OUT_FOLDS, options.seed, options.group_by)[0]
     test = set(first.test)
     docs = tuple(
         Document(
@@ -356,8 +356,8 @@ def reproduce(options: Options) -> Report:
             f"### Table A.13: trained on `{a.surrogate.name}`, tested on `{b.surrogate.name}`",
             "",
             "Ours trained on every document of the first collection and tested on every "
-            "document of the second, beside the second's own 10-fold cross-validation (the "
-            "same test documents: paired test).",
+            f"document of the second, beside the second's own {options.folds}-fold "
+            "cross-validation (the same test documents: paired test).",
             "",
             cross_table,
             "",
