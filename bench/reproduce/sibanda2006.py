@@ -159,6 +159,16 @@ def _published(table: str) -> list[paper_figures.Published]:
     return [p for p in paper_figures.PUBLISHED if p.source == SOURCE and p.table == table]
 
 
+def paper(table: str, system: str, measure: str = "f1", label: str = "PHI") -> float:
+    """One published figure (percent), e.g. ``paper("Table 2", "H+D")``."""
+    for p in _published(table):
+        if p.paper_system == system and p.label == label:
+            value = getattr(p, measure)
+            if value is not None:
+                return float(value)
+    raise KeyError((table, system, measure, label))
+
+
 def corpus_specs(base: str) -> dict[str, str]:
     """The paper's four corpora as specs of ``base`` and its variants."""
     return {
@@ -557,7 +567,8 @@ def claim_dictionary_collapses(
         verdict,
         f"heuristic PHI F drops {points:.1f} points from the re-identified to the unseen "
         f"corpus (p {fmt_p(p)}); it finds {pct(not_in_dict_recall)} % of the PHI not in "
-        "dictionaries (paper: 36.0 points, 11.1 %)",
+        f"dictionaries (paper: {paper('Table 2', 'H+D') - paper('Table 11', 'H+D'):.1f} "
+        f"points, {paper_figures.SU06_TABLE13['heuristic']:.1f} %)",
         f"{test}, α = {alpha}",
         f"supported if the drop is significant and at least {COLLAPSE_POINTS:g} points; "
         "partly if significant but smaller; not supported otherwise",
@@ -588,7 +599,9 @@ def claim_svm_holds(
         f"SVM PHI F changes by {-points:+.1f} points from the re-identified to the unseen "
         f"corpus (p {fmt_p(p)}); it finds {pct(not_in_dict_recall)} % of the PHI not in "
         f"dictionaries against a recall of {pct(surrogate_recall)} % on the re-identified "
-        "corpus (paper: -2.2 points; 95.5 % vs 97.7 %)",
+        f"corpus (paper: {paper('Table 11', 'SVM') - paper('Table 2', 'SVM'):+.1f} points; "
+        f"{paper_figures.SU06_TABLE13['svm']:.1f} % vs "
+        f"{paper('Table 2', 'SVM', 'recall'):.1f} %)",
         f"{test} (shown; the rule is on the size of the change)",
         f"supported if the F drop and the recall gap are both under {HOLD_POINTS:g} points "
         "(the paper's were 2.2); partly if one is; not supported if neither",
@@ -621,7 +634,9 @@ def claim_ambiguity(
         f"the heuristic system's F drop from the re-identified to the ambiguous corpus "
         f"exceeds the SVM's by {100 * diff:.1f} points (95% CI {pct(low)} to {pct(high)}); "
         f"on the ambiguous words the SVM's F is {pct(svm_amb_f)} vs {pct(dict_amb_f)} "
-        f"(p {fmt_p(p)}) (paper: drops 5.2 vs 20.8 points; 88.8 vs 34.6 on ambiguous words)",
+        f"(p {fmt_p(p)}) (paper: drops {_paper_drop('SVM'):.1f} vs {_paper_drop('H+D'):.1f} "
+        f"points; {paper('Table 9', 'SVM'):.1f} vs {paper('Table 9', 'H+D'):.1f} on "
+        "ambiguous words)",
         "paired bootstrap over documents of the difference of the two drops; approximate "
         f"randomization on F1 over the ambiguous words; α = {alpha}",
         "supported if the heuristic system's drop exceeds the SVM's (interval above 0) and "
@@ -698,6 +713,12 @@ def claim_feature_ranking(top5: Sequence[str]) -> Verdict:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _paper_drop(system: str) -> float:
+    """The paper's PHI F drop from the re-identified (Table 2) to the ambiguous corpus
+    (Table 7)."""
+    return paper("Table 2", system) - paper("Table 7", system)
 
 
 def _holm_adjusted(family: Sequence[Comparison]) -> dict[str, float]:

@@ -69,14 +69,17 @@ REPORT_CLASSES = {
     "part of speech": "pos",
     "section heading": "section",
 }
-#: Report §5.3 (i2b2 2006 test set), percent: PHI P/R/F, non-PHI P/R/F, and Table 2's
-#: confusion matrix as printed (predicted PHI: 9,013 actual PHI, 625 actual non-PHI;
-#: predicted non-PHI: 243 actual PHI, 158,838 actual non-PHI).
-REPORT_ACCURACY = {"PHI": (97.37, 93.52, 95.41), "non-PHI": (99.61, 99.85, 99.73)}
-REPORT_CONFUSION = {"tp": 9013, "fp": 625, "fn": 243, "tn": 158838}
-#: Recall points the report calls "very little" to lose (Table 3: linear 79.7 %, Gaussian
-#: 74.2 %).
-LITTLE_RECALL_POINTS = 5.5
+#: Report §5.3 (i2b2 2006 test set), percent: class -> (P, R, F).
+REPORT_ACCURACY = {
+    label: (p, r, f)
+    for who, _ours, label, p, r, f in paper_figures.SD_I2B2
+    if who == "re-implementation"
+}
+#: Recall points the report calls "very little" to lose: Table 3's linear minus Gaussian
+#: PHI recall.
+LITTLE_RECALL_POINTS = round(
+    paper_figures.SD_KERNELS["linear"][1] - paper_figures.SD_KERNELS["gaussian"][1], 1
+)
 #: A section-only model "finds no PHI" below this recall (the report: 0 %).
 NOTHING_FOUND = 0.01
 #: A change of non-PHI precision or recall (points) that counts as "affected": the report's
@@ -175,6 +178,16 @@ def _recall_z(a: Any, b: Any) -> tuple[float, float]:
     return _z(a.tp, a.tp + a.fn, b.tp, b.tp + b.fn)
 
 
+def _kernel(name: str, column: int) -> str:
+    """Table 3's figure for kernel ``name`` (columns: PHI P, PHI R, non-PHI P, non-PHI R)."""
+    return f"{paper_figures.SD_KERNELS[name][column]:.1f}"
+
+
+def _quoted(what: str, measure: str) -> str:
+    """A figure the report quotes in §5.4 (:data:`bench.paper_figures.SD_ABLATION`)."""
+    return f"{paper_figures.SD_ABLATION[what][measure]:.2f}"
+
+
 def _by(frame: Any, column: str) -> dict[str, Any]:
     return {getattr(r, column): r for r in frame.itertuples()}
 
@@ -213,7 +226,8 @@ def claim_gaussian_precision(kernels: Any, alpha: float) -> Verdict:
         evidence = (
             f"PHI precision Gaussian {pct(g.precision)} vs linear {pct(lin.precision)} "
             f"(p {fmt_p(p)}); recall {pct(g.recall)} vs {pct(lin.recall)} ({cost:+.1f} points "
-            "lost) (report: 95.0 vs 89.1; 74.2 vs 79.7)"
+            f"lost) (report: {_kernel('gaussian', 0)} vs {_kernel('linear', 0)}; "
+            f"{_kernel('gaussian', 1)} vs {_kernel('linear', 1)})"
         )
     return Verdict(
         "The Gaussian kernel beats the linear one on PHI precision, losing very little recall",
@@ -253,7 +267,7 @@ def claim_quadratic_extremes(kernels: Any, alpha: float) -> Verdict:
         f" / {pct(k['linear'].recall)}; Gaussian {pct(k['rbf'].precision)} / "
         f"{pct(k['rbf'].recall)} (largest p against the other two: precision {fmt_p(p_prec)}, "
         "recall "
-        f"{fmt_p(p_rec)}) (report: 98.7 / 59.3)",
+        f"{fmt_p(p_rec)}) (report: {_kernel('quadratic', 0)} / {_kernel('quadratic', 1)})",
         f"two-proportion z-tests on precision and recall against each other kernel, α = {alpha}",
         "supported if the quadratic kernel's precision is significantly above and its recall "
         "significantly below both others'; partly if one of the two; not supported if neither",
@@ -284,7 +298,8 @@ def claim_lexical_bigrams_best(ablations: Any) -> Verdict:
         f"alone, lexical bigrams P {pct(lex.precision)} / R {pct(lex.recall)}; best precision: "
         f"{best_p} ({pct(rows[best_p].precision)}), best recall: {best_r} "
         f"({pct(rows[best_r].recall)}) among the report's classes run here "
-        "(report: 89.76 / 67.91)",
+        f"(report: {_quoted('only lexical bigrams', 'precision')} / "
+        f"{_quoted('only lexical bigrams', 'recall')})",
         "comparison of point estimates among the report's classes",
         "supported if lexical bigrams have both the highest precision and the highest recall "
         "of the report's classes used alone; partly if one; not supported if neither",
@@ -304,7 +319,8 @@ def claim_section_alone(ablations: Any) -> Verdict:
         "Section headings alone find no PHI",
         "§5.4.1",
         verdict,
-        evidence + " (report: 0 / 0)",
+        evidence + f" (report: {_quoted('only section heading', 'precision')} / "
+        f"{_quoted('only section heading', 'recall')})",
         "the recall itself",
         f"supported if the PHI recall is below {100 * NOTHING_FOUND:g} %; not supported otherwise",
     )
@@ -325,7 +341,8 @@ def claim_word_precision(ablations: Any, alpha: float) -> Verdict:
         evidence = (
             f"without the word itself PHI precision {pct(rows['word itself'].precision)} vs "
             f"{pct(full.precision)} with every class (p {fmt_p(p)}); the largest drop: {worst} "
-            f"({100 * drops[worst]:+.1f} points) (report: 97.37 → 93.02)"
+            f"({100 * drops[worst]:+.1f} points) (report: {REPORT_ACCURACY['PHI'][0]:.2f} → "
+            f"{_quoted('all but word itself', 'precision')})"
         )
     return Verdict(
         "Disabling the word itself hurts PHI precision most",
@@ -355,7 +372,9 @@ def claim_word_orthography_recall(ablations: Any) -> Verdict:
         evidence = (
             "recall drops: "
             + ", ".join(f"{n} {100 * drops[n]:+.1f}" for n in order)
-            + " points (report: both to 90.14 from 93.52)"
+            + " points (report: both to "
+            + _quoted("all but word itself / orthography (recall)", "recall")
+            + f" from {REPORT_ACCURACY['PHI'][1]:.2f})"
         )
     return Verdict(
         "Disabling the word itself or orthography hurts PHI recall most",
@@ -525,7 +544,7 @@ def _accuracy_section(df: Any, corpus: str, system: str) -> list[str]:
             ]
         )
     phi = row(df, system, corpus, "all", "PHI")
-    c = REPORT_CONFUSION
+    c = paper_figures.SD_CONFUSION
     confusion = ""
     if phi is not None:
         non = row(df, system, corpus, "all", "non-PHI")
@@ -559,7 +578,8 @@ def _accuracy_section(df: Any, corpus: str, system: str) -> list[str]:
         confusion,
         "",
         f"The report's confusion matrix (its Table 2) gives P {printed_p:.2f} / R "
-        f"{printed_r:.2f}, its text P 97.37 / R 93.52: the two are swapped in one of them; "
+        f"{printed_r:.2f}, its text P {REPORT_ACCURACY['PHI'][0]:.2f} / R "
+        f"{REPORT_ACCURACY['PHI'][1]:.2f}: the two are swapped in one of them; "
         "the text's figures are the ones the report compares with Stat De-id.",
         "",
     ]
@@ -627,10 +647,14 @@ def _kernel_section(kernels: Any, alpha: float) -> list[str]:
 def _ablation_section(ablations: Any) -> list[str]:
     full = _ablation_rows(ablations, "all").get("all")
     reverse = {v: k for k, v in REPORT_CLASSES.items()}
+    quoted = {
+        ("only", "lexical_bigrams"): "only lexical bigrams",
+        ("only", "section"): "only section heading",
+        ("without", "word"): "all but word itself",
+    }
     published = {
-        ("only", "lexical_bigrams"): "P 89.76 / R 67.91 (non-PHI 98.08 / 99.53)",
-        ("only", "section"): "P 0 / R 0",
-        ("without", "word"): "P 93.02",
+        key: ", ".join(f"{m} {v:.2f}" for m, v in paper_figures.SD_ABLATION[what].items())
+        for key, what in quoted.items()
     }
     out = [
         "### Figures 2-5: one feature class alone, or all but one",
@@ -654,7 +678,7 @@ def _ablation_section(ablations: Any) -> list[str]:
                 pct(full.non_phi_recall),
                 "",
                 "",
-                "97.37 / 93.52",
+                f"{REPORT_ACCURACY['PHI'][0]:.2f} / {REPORT_ACCURACY['PHI'][1]:.2f}",
             ]
         )
     for mode in ("only", "without"):

@@ -725,6 +725,38 @@ def _system_pair_table(
     return md_table(rows, headers)
 
 
+# --------------------------------------------------------------------------- her findings
+
+
+def her_significant(*tables: str) -> str:
+    """Where her appendix B tables find |Z| above 1.96: "B.7: non-PHI, HOSPITAL"."""
+    parts = []
+    for table in tables:
+        zs = paper_figures.T11_APPENDIX_B[table][3]
+        cats = [c for c, z in zip(paper_figures.T11_CATEGORIES, zs, strict=True) if z > Z_CRITICAL]
+        parts.append(
+            f"{table.removeprefix('Table ')}: |Z| > {Z_CRITICAL} in "
+            + (", ".join(cats) if cats else "no category")
+        )
+    return "; ".join(parts)
+
+
+def _her_higher(table_a: str, table_b: str, among: str = "Table B.8") -> int:
+    """In how many of the categories significant in ``among`` ``table_a``'s F is higher."""
+    a, b = paper_figures.t11_table(table_a), paper_figures.t11_table(table_b)
+    zs = paper_figures.T11_APPENDIX_B[among][3]
+    return sum(
+        a[c][2] > b[c][2]
+        for c, z in zip(paper_figures.T11_CATEGORIES, zs, strict=True)
+        if z > Z_CRITICAL
+    )
+
+
+def _her_pair(table_a: str, table_b: str, categories: Sequence[str]) -> str:
+    a, b = paper_figures.t11_table(table_a), paper_figures.t11_table(table_b)
+    return ", ".join(f"{c} {a[c][2]:.1f} vs {b[c][2]:.1f}" for c in categories)
+
+
 # --------------------------------------------------------------------------- the rules
 
 
@@ -742,8 +774,7 @@ def claim_no_harm(comparisons: Sequence[Comparison], alpha: float) -> Verdict:
             f"of {len(comparisons)} category comparisons, all features significantly higher in "
             f"{len(better)}, a single feature set significantly higher in {len(worse)}"
             + (": " + "; ".join(c.label for c in worse[:6]) if worse else "")
-            + " (her Tables B.1-B.2: no |Z| above 1.96 against Stanford except Doctors, "
-            "authentic, in favour of all features)"
+            + f" (hers, against the Stanford set: {her_significant('Table B.1', 'Table B.2')})"
         )
     return Verdict(
         "Adding the other systems' features does not diminish performance",
@@ -795,7 +826,7 @@ def claim_universality(
                 + (" (significant)" if won[c.label] != "tie" else "")
                 for c in comparisons
             )
-            + " (hers: significantly better on Obesity, B.4-B.6)"
+            + f" (hers: {her_significant('Table B.3', 'Table B.4', 'Table B.5', 'Table B.6')})"
         )
         if not both_collections:
             evidence += "; one collection only"
@@ -822,8 +853,8 @@ def claim_cross_corpus(comparison: Comparison | None, alpha: float) -> Verdict:
         verdict = SUPPORTED if comparison.p < alpha and lower else NOT_SUPPORTED
         evidence = (
             f"PHI F trained on the first collection {pct(comparison.value_a)} vs trained on "
-            f"the second itself {pct(comparison.value_b)} (p {fmt_p(comparison.p)}); hers: "
-            "Doctors 81.7 vs 99.1, Patients 74.2 vs 97.5 (A.13 vs A.11)"
+            f"the second itself {pct(comparison.value_b)} (p {fmt_p(comparison.p)}); hers "
+            f"(A.13 vs A.11): {_her_pair('Table A.13', 'Table A.11', ('DOCTOR', 'PATIENT'))}"
         )
     return Verdict(
         "Trained on one corpus, the Mega SVM does significantly worse on another",
@@ -860,7 +891,7 @@ def claim_no_overfitting(
         verdict,
         f"PHI F cross-validated {pct(phi.value_a)} vs held-out {pct(phi.value_b)} "
         f"(p {fmt_p(phi.p)}); categories significantly lower held-out: "
-        f"{', '.join(worse) or 'none'} (hers: |Z| under 1.96 except non-PHI and Hospitals)",
+        f"{', '.join(worse) or 'none'} (hers: {her_significant('Table B.7')})",
         f"her z-test on PHI F (different documents) and per category, Holm over the "
         f"categories, α = {alpha}",
         "supported if the held-out PHI F is not significantly below the cross-validated one "
@@ -875,7 +906,8 @@ def claim_mega_beats_multi(comparisons: Sequence[Comparison], alpha: float) -> V
         c = comparisons[0]
         evidence = (
             f"PHI F Mega {pct(c.value_a)} vs Multi {pct(c.value_b)} (p {fmt_p(c.p)}); hers: "
-            "Multi significantly better (Table B.8)"
+            f"{her_significant('Table B.8')}, Multi higher in "
+            f"{_her_higher('Table A.15', 'Table A.6')} of them"
         )
     if verdict == INCONCLUSIVE:
         evidence += "; no significant difference"
