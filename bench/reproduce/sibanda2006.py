@@ -55,6 +55,7 @@ from bench.reproduce.common import (
     Verdict,
     ar_p,
     combine_verdicts,
+    data_reason,
     disagreements,
     document_counts,
     failures_section,
@@ -177,16 +178,6 @@ def corpus_specs(base: str) -> dict[str, str]:
     }
 
 
-#: Why our numbers differ from the paper's, whatever the system: the data.
-DATA_REASON = {
-    "generated": "Our notes are generated from templates whose pattern families recur across "
-    "folds, so learned systems meet familiar contexts, and the corpus is smaller than the "
-    "paper's; the paper's were real Partners discharge summaries.",
-    "real": "Our notes are not the paper's Partners discharge summaries (another hospital, "
-    "another kind of note, another annotation guideline).",
-}
-
-
 def reason(system: str, higher: bool) -> str:
     """Why we believe ``system`` scores above (``higher``) or below the paper."""
     if system == "hmm":
@@ -233,7 +224,6 @@ def reproduce(options: Options) -> Report:
     scorer = scorer_for(result)
     df = result.results
     name = {k: r.name for k, r in roles.items()}
-    kind = "generated" if options.base in CORPORA else "real"
 
     # Claim 1 family: the local-context SVM against every baseline on every corpus.
     family: list[Comparison] = []
@@ -469,7 +459,7 @@ def reproduce(options: Options) -> Report:
         "## Where we disagree with the paper",
         "",
         "Rows whose published F lies outside our 95 % interval, by system, with the reason "
-        f"we believe. Whatever the system: {DATA_REASON[kind]}",
+        f"we believe. Whatever the system: {data_reason(options.base)}",
         "",
         *(disagreements(entries_all, reason, t13_outside) or ["None."]),
         "",

@@ -42,6 +42,7 @@ from bench.reproduce.common import (
     Report,
     Role,
     Verdict,
+    data_reason,
     document_counts,
     failures_section,
     figure_png,
@@ -152,6 +153,15 @@ def reproduce(options: Options) -> Report:
     md += _kernel_section(kernels, options.alpha)
     md += _ablation_section(ablations)
     md += _learning_curve_section(curve, lc_tests)
+    md += [
+        "## Why our figures differ from the report's",
+        "",
+        f"- The data: {data_reason(options.base)}",
+        f"- The SVM: {paper_figures.DEPARTURES['svm']}.",
+        "- The report's figures come from one 669/220 split; ours (except the kernels) pool "
+        "every test fold of a cross-validation.",
+        "",
+    ]
     return Report(NAME, "\n".join(md) + "\n", verdicts, figures, failed=lc_result.failed)
 
 
