@@ -11,9 +11,10 @@ Significance marks: the paper says a 1 % difference is significant at alpha = 0.
 naming its test (footnote 8).  We mark a system's F-measure with ``*`` when approximate
 randomization over documents (:mod:`bench.significance`) finds it different from the best
 system's at ``alpha`` after Holm's correction over the comparisons with the best system in
-that table (with nine systems, eight tests share the error budget; uncorrected, one in
-eight "significant" marks would be expected by chance alone).  Every test (z, McNemar,
-randomization, uncorrected p-values) is in significance.csv.
+that table: with nine systems eight comparisons are made, and uncorrected, the chance of at
+least one false mark among eight systems no different from the best would be about
+1 - 0.95^8 = 34 %.  Every test (z, McNemar, randomization, uncorrected p-values) is in
+significance.csv.
 
 A system scored on some categories only (``snow``: people, locations and organizations)
 appears in the per-category table only under those categories, and not in the entity table,
