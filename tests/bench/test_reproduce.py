@@ -269,6 +269,24 @@ def test_tafvizi2011_on_a_tiny_corpus(toy_systems, tmp_path) -> None:
     assert all(v.verdict != NOT_TESTED for v in report.verdicts)
 
 
+def test_tafvizi2011_on_one_corpus_file_leaves_the_cross_corpus_tests_out(
+    toy_systems, tmp_path
+) -> None:
+    from corpora.readers.jsonl import write_jsonl
+    from tests.bench.toy import make_corpus
+
+    path = tmp_path / "notes.jsonl"
+    write_jsonl(make_corpus(16), path)
+    roles = {name: Role(name.replace("mega", "memo"), "toy-memory") for name in tafvizi2011.ROLES}
+    roles["multi"] = Role("capitals", "toy-capitals")
+    options = Options(base=f"jsonl:{path}", out=tmp_path, systems=roles, **TINY)
+    report = tafvizi2011.reproduce(options)
+    by_source = {v.source: v.verdict for v in report.verdicts}
+    assert by_source["Hypothesis 2, §6.1.2, Table A.13"] == NOT_TESTED
+    assert "give `--other SPEC`" in report.markdown and "### Table B.4" not in report.markdown
+    assert "not the papers' Partners discharge summaries" in report.markdown
+
+
 def test_held_out_split_is_grouped_seeded_and_declared() -> None:
     from tests.bench.toy import make_corpus
 
