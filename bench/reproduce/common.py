@@ -601,8 +601,6 @@ def disagreements(
     disagreements on other measures, as (our system, ours higher, "Table N ... x → y").
     """
     groups: dict[tuple[str, bool], list[str]] = {}
-    for ours, higher, case in extra:
-        groups.setdefault((ours, higher), []).append(case)
     for table, pub, ours, r in entries:
         if _inside(pub.f1, r) is False:
             f_ours = 100 * float(r.f1)
@@ -610,6 +608,8 @@ def disagreements(
             groups.setdefault((ours, higher), []).append(
                 f"{table} {pub.label} {pub.f1:.1f} → {f_ours:.1f}"
             )
+    for ours, higher, case in extra:
+        groups.setdefault((ours, higher), []).append(case)
     return [
         f"- `{ours}` {'above' if higher else 'below'} the paper ({'; '.join(cases)}): "
         + reason(ours, higher)
