@@ -482,23 +482,25 @@ def _reproduce_parser(sub: Any) -> None:
     rep.add_argument(
         "--out", metavar="DIR", default="reports", help="where PAPER.md goes (default reports)"
     )
-    rep.add_argument("--folds", type=int, default=10, help="cross-validation folds (10)")
+    rep.add_argument(
+        "--folds", type=_at_least(2), default=10, help="cross-validation folds (10)"
+    )
     rep.add_argument(
         "--jobs",
         type=_positive_int,
         default=-1,
         help="parallel cells on this machine; default -1 = every core",
     )
-    rep.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    rep.add_argument("--alpha", type=_probability, default=0.05, help="significance level (0.05)")
     rep.add_argument(
         "--shuffles",
-        type=int,
+        type=_at_least(1),
         default=DEFAULT_SHUFFLES,
         help=f"approximate randomization shuffles ({DEFAULT_SHUFFLES:,})",
     )
     rep.add_argument(
         "--resamples",
-        type=int,
+        type=_resamples,
         default=DEFAULT_RESAMPLES,
         help=f"bootstrap resamples ({DEFAULT_RESAMPLES})",
     )
@@ -520,10 +522,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from bench.reproduce import reproduce
     from bench.reproduce.common import Options, command_line
 
-    if args.folds < 2:
-        from bench.run_types import UsageError
-
-        raise UsageError("--folds must be at least 2")
     options = Options(
         base=args.base,
         other=args.other,
@@ -624,6 +622,8 @@ def _validate_outputs(args: argparse.Namespace) -> None:
             )
     if getattr(args, "csv", None):
         check_output_file(Path(args.csv), "--csv")
+    if args.command == "reproduce":  # files beside others in OUT, each written atomically
+        check_output_file(Path(args.out) / f"{args.paper}.md", "--out")
 
 
 def _validate_backend(args: argparse.Namespace) -> None:
