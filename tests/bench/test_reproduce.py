@@ -299,11 +299,18 @@ def test_held_out_split_is_grouped_seeded_and_declared() -> None:
     assert [d.id for d in again.documents] == [d.id for d in train.documents]
 
 
-def test_cli_reproduce_usage_errors(capsys) -> None:
+def test_cli_reproduce_usage_errors(capsys, tmp_path) -> None:
     assert cli.main(["reproduce", "nosuchpaper"]) == cli.EXIT_USAGE
     assert "invalid choice" in capsys.readouterr().err
     assert cli.main(["reproduce", "statdeid", "--folds", "1"]) == cli.EXIT_USAGE
     assert "at least 2" in capsys.readouterr().err
+    assert cli.main(["reproduce", "statdeid", "--alpha", "2"]) == cli.EXIT_USAGE
+    assert "between 0 and 1" in capsys.readouterr().err
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    assert cli.main(["reproduce", "statdeid", "--out", str(not_a_dir)]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a directory" in err
 
 
 # --------------------------------------------------------------------------- end to end
