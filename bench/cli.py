@@ -9,6 +9,7 @@ Subcommands (each has ``--help``)::
     ablation CORPUS --mode only|without          feature-class ablations (Stat De-id §5.4)
     infogain CORPUS                              information gain of features (SU06 §6.4)
     kernels CORPUS                               SVM kernels (Stat De-id Table 3)
+    reproduce sibanda2006|tafvizi2011|statdeid   a paper's experiments, figures and verdicts
 
 Exit codes: 0 success; 1 a system failed (the others finished and were reported); 2 bad
 input or usage (one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 the
@@ -231,7 +232,9 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     p.add_argument(
         "--systems",
         default=default_systems,
-        help="'all' or comma-separated system names (see `list`); default: %(default)s",
+        help="'all' or comma-separated system names (see `list`); ALIAS=NAME runs NAME "
+        "under another name (the same system twice, with --param ALIAS.X=...); default: "
+        "%(default)s",
     )
     p.add_argument(
         "--corpora",
@@ -446,7 +449,105 @@ def build_parser() -> argparse.ArgumentParser:
         help="training documents (50, as in Table 3)",
     )
     _analysis_options(kern)
+    _reproduce_parser(sub)
     return parser
+
+
+def _reproduce_parser(sub: Any) -> None:
+    from bench.reproduce import PAPERS
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="a paper's experiments: its figures beside ours, a verdict per claim",
+        description="Run one paper's experiments through the runner (cached), print each "
+        "published table beside ours and judge each claim by a rule written in code; "
+        "writes OUT/PAPER.md (and its figures).  Papers: "
+        + "; ".join(f"{k}: {v}" for k, (_, v) in PAPERS.items()),
+    )
+    rep.add_argument("paper", choices=list(PAPERS), metavar="PAPER", help=", ".join(PAPERS))
+    rep.add_argument(
+        "--base",
+        metavar="SPEC",
+        default="authentic",
+        help="the corpus the experiments run on (and the variants they derive from it): "
+        "the embedded corpus (default) or e.g. physionet:DIR, i2b2-2006:FILE",
+    )
+    rep.add_argument(
+        "--other",
+        metavar="SPEC",
+        default=None,
+        help="tafvizi2011: a second corpus for the universality and cross-corpus tests "
+        "(default with the embedded base: its nursing notes against its discharge summaries)",
+    )
+    rep.add_argument(
+        "--out", metavar="DIR", default="reports", help="where PAPER.md goes (default reports)"
+    )
+    rep.add_argument(
+        "--folds", type=_at_least(2), default=10, help="cross-validation folds (10)"
+    )
+    rep.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=-1,
+        help="parallel cells on this machine; default -1 = every core",
+    )
+    rep.add_argument("--alpha", type=_probability, default=0.05, help="significance level (0.05)")
+    rep.add_argument(
+        "--shuffles",
+        type=_at_least(1),
+        default=DEFAULT_SHUFFLES,
+        help=f"approximate randomization shuffles ({DEFAULT_SHUFFLES:,})",
+    )
+    rep.add_argument(
+        "--resamples",
+        type=_resamples,
+        default=DEFAULT_RESAMPLES,
+        help=f"bootstrap resamples ({DEFAULT_RESAMPLES})",
+    )
+    rep.add_argument(
+        "--group-by",
+        choices=GROUP_BY_CHOICES,
+        default="auto",
+        help="keep groups of documents on one side of every split (as for run)",
+    )
+    rep.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke test: 60 embedded documents, 3 folds, fewer shuffles (numbers meaningless)",
+    )
+    _common_corpus_options(rep)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from bench.reproduce import reproduce
+    from bench.reproduce.common import Options, command_line
+
+    options = Options(
+        base=args.base,
+        other=args.other,
+        out=Path(args.out),
+        folds=args.folds,
+        seed=args.seed,
+        group_by=args.group_by,
+        n_documents=args.n_documents,
+        phi_rate=args.phi_rate,
+        category_weights=_category_weights(args),
+        jobs=args.jobs,
+        dictionaries=args.dictionaries,
+        alpha=args.alpha,
+        n_shuffles=args.shuffles,
+        n_resamples=args.resamples,
+        lenient=args.lenient,
+        show_progress=not args.quiet,
+        command=tuple(args._argv) if args._argv else command_line(None),
+    )
+    if args.quick:
+        options = options.quick()
+    report, path = reproduce(args.paper, options)
+    for v in report.verdicts:
+        print(f"{v.verdict:>17}  {v.claim}")
+    print(f"\nreport: {path}")
+    return EXIT_FAILED if report.failed else EXIT_OK
 
 
 def _analysis_options(p: argparse.ArgumentParser) -> None:
@@ -521,6 +622,8 @@ def _validate_outputs(args: argparse.Namespace) -> None:
             )
     if getattr(args, "csv", None):
         check_output_file(Path(args.csv), "--csv")
+    if args.command == "reproduce":  # files beside others in OUT, each written atomically
+        check_output_file(Path(args.out) / f"{args.paper}.md", "--out")
 
 
 def _validate_backend(args: argparse.Namespace) -> None:
@@ -776,6 +879,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_run(args)
         if args.command == "learning-curve":
             return cmd_run(args, protocol="learning-curve")
+        if args.command == "reproduce":
+            return cmd_reproduce(args)
         return cmd_analysis(args)
     except (CorpusError, MissingResourceError, UsageError, BackendError, CacheError) as exc:
         print(f"error: {exc}", file=sys.stderr)

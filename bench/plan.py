@@ -108,15 +108,31 @@ def validate_config(config: RunConfig) -> None:
 
 def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> dict[str, SystemSpec]:
     """``all``, ``peers`` or registered names -> {name: spec}; unknown names, unknown
-    parameters and parameter values a system rejects are usage errors."""
+    parameters and parameter values a system rejects are usage errors.
+
+    ``ALIAS=NAME`` runs system ``NAME`` under the name ``ALIAS``, so one run can hold the
+    same system twice with different parameters (``svm,svm-plo=svm`` with
+    ``--param svm-plo.train_categories=...``); parameters are given to the alias.
+    """
     from systems.base import SYSTEMS, Preset, System, params_from_mapping
 
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
     wanted: list[str] = []
+    registry_name: dict[str, str] = {}
     for name in names:
         for part in str(name).split(","):
             part = part.strip()
+            alias, eq, target = part.partition("=")
+            alias, target = alias.strip(), target.strip()
+            if eq and alias and target in known and alias not in ("all", "peers"):
+                if registry_name.get(alias, target) != target or (
+                    alias in known and alias != target
+                ):
+                    raise UsageError(f"system alias {alias!r} is already a system's name")
+                registry_name[alias] = target
+                wanted.append(alias)
+                continue
             if not part:
                 continue
             if part == "all":
@@ -128,6 +144,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             else:
                 raise UsageError(
                     f"unknown system {part!r}; known systems: {', '.join(known) or 'none'}"
+                    + (" (use ALIAS=NAME to run a system under another name)" if eq else "")
                 )
     if not wanted:
         raise UsageError("no systems chosen (use --systems all or NAME,...)")
@@ -139,7 +156,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
         )
     specs: dict[str, SystemSpec] = {}
     for name in dict.fromkeys(wanted):
-        entry = known[name]
+        entry = known[registry_name.get(name, name)]
         cls, preset = _class_and_preset(entry)
         params = {**preset, **dict(config.system_params.get(name, {}))}
         if "group_by" in cls._param_names() and "group_by" not in params:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bench.protocols import LEARNING_CURVE_FRACTIONS, Split
+from bench.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,10 +28,8 @@ if TYPE_CHECKING:
 DEFAULT_CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
 #: Headline subset of a system that only recognizes people, locations and organizations.
 PLO_SUBSET = "people_locations_organizations"
-#: Bootstrap resamples for each F1 confidence interval.
-DEFAULT_RESAMPLES = 1000
-#: Approximate-randomization shuffles per test (Yeh 2000 recommends 10,000).
-DEFAULT_SHUFFLES = 10_000
+# DEFAULT_RESAMPLES and DEFAULT_SHUFFLES (bootstrap resamples per F1 interval,
+# approximate-randomization shuffles per test) are defined once, in bench.significance.
 #: Tuning objectives (``--objective``); F2 weighs recall twice: a missed PHI leaks, a false
 #: alarm only redacts a word.
 OBJECTIVES = ("f1", "f2", "precision@recall=0.95")
@@ -114,7 +113,8 @@ class SystemSpec:
     """A system as the run uses it: its name in the run, how to build it, and its tags.
 
     ``name`` is the registry name (``philter-lenient``, an external tool's name from a TOML
-    file); ``cls(**params)`` builds a fresh, unfitted instance in any process.  ``wrappers``
+    file), or the alias it runs under (``svm-plo`` for ``svm-plo=svm``); ``cls(**params)``
+    builds a fresh, unfitted instance in any process.  ``wrappers``
     are the run-level wrappers applied around it (tuning, augmentation), in order.
     """
 

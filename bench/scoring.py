@@ -54,8 +54,13 @@ VARIANT_COLUMNS = (
 
 
 def headline_subset(spec: SystemSpec) -> str:
-    """``all``, or the people/locations/organizations subset for SNoW-like systems."""
-    return PLO_SUBSET if spec.tags.evaluated_labels is not None else "all"
+    """``all``, or the people/locations/organizations subset for SNoW-like systems (those
+    scored on some of PATIENT, DOCTOR, LOCATION, HOSPITAL only, such as ``snow`` or ``svm``
+    trained on those categories)."""
+    from corpora.model import PEOPLE_LOCATIONS_ORGANIZATIONS
+
+    scored_on = spec.tags.evaluated_labels
+    return PLO_SUBSET if scored_on and scored_on <= PEOPLE_LOCATIONS_ORGANIZATIONS else "all"
 
 
 @dataclass
@@ -193,6 +198,16 @@ class Scorer:
                     for subset in subsets:
                         rows.extend(self._pair(corpus, a, b, got, subset, counts))
         return pd.DataFrame(rows, columns=list(SIGNIFICANCE_COLUMNS))
+
+    def test_pair(self, corpus: str, a: str, b: str, subset: str) -> list[dict[str, Any]]:
+        """Every pairwise test of systems ``a`` and ``b`` on one corpus and subset (rows as
+        in significance.csv, cached like them), for comparisons :meth:`significance` does
+        not make, such as the paper's IdentiFinder comparison on everything but IDs.
+        ``[]`` when either system has no complete set of folds."""
+        got = {s: p for s in (a, b) if (p := self.pooled(s, corpus)) is not None}
+        if len(got) < 2:
+            return []
+        return self._pair(corpus, a, b, got, subset, _DocumentCounts(got))
 
     def _pair(
         self,

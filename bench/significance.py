@@ -20,21 +20,32 @@ Four tests, because the papers and current practice disagree on which one to tru
   documents.
 
 Everything is vectorised with numpy so 10,000 shuffles over a few hundred documents take
-well under a second; p-values come from scipy's distributions.
+well under a second; p-values come from scipy's distributions (imported on first use, so
+that the command line, which reads :data:`DEFAULT_SHUFFLES` from here, starts quickly).
+
+When one system is compared with several others (the report's marks against the best
+system, a paper's claim tested on several corpora), :func:`holm` corrects the family of
+p-values for multiple comparisons (Holm 1979), which controls the family-wise error rate
+at ``alpha`` without assuming the tests are independent.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 #: Below this many discordant pairs :func:`mcnemar` uses the exact binomial test.
 MCNEMAR_EXACT_BELOW = 25
+#: Approximate-randomization shuffles per test: Yeh (2000) recommends 10,000 (p-values
+#: resolve to 1e-4).  The one default of every caller (the runner, ``--shuffles``, the
+#: ``reproduce`` commands).
+DEFAULT_SHUFFLES = 10_000
+#: Bootstrap resamples per confidence interval (the one default, as above).
+DEFAULT_RESAMPLES = 1000
 
 
 def z_test_proportions(p1: float, n1: float, p2: float, n2: float) -> tuple[float, float]:
@@ -49,6 +60,8 @@ def z_test_proportions(p1: float, n1: float, p2: float, n2: float) -> tuple[floa
     var = pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)
     if var <= 0.0:
         return 0.0, 1.0
+    from scipy import stats
+
     z = (p1 - p2) / math.sqrt(var)
     return z, float(2.0 * stats.norm.sf(abs(z)))
 
@@ -78,6 +91,8 @@ def mcnemar(
     is ``(|b - c| - 1)^2 / (b + c)`` (Edwards' continuity correction) with p from
     chi-square on 1 degree of freedom.  These are statsmodels' ``mcnemar`` conventions.
     """
+    from scipy import stats
+
     a = np.asarray(correct_a, dtype=bool)
     bb = np.asarray(correct_b, dtype=bool)
     if a.shape != bb.shape:
@@ -112,7 +127,21 @@ def _recall(sums: np.ndarray) -> np.ndarray:
         return np.where(denom > 0, tp / np.where(denom > 0, denom, 1.0), 0.0)
 
 
-_STATISTICS = {"f1": _f1, "recall": _recall}
+def _precision(sums: np.ndarray) -> np.ndarray:
+    """Precision of each row of (..., 3) summed (tp, fp, fn) counts; 0 where undefined."""
+    tp, fp = sums[..., 0], sums[..., 1]
+    denom = tp + fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, tp / np.where(denom > 0, denom, 1.0), 0.0)
+
+
+#: Statistics of summed (tp, fp, fn) counts the resampling tests can compare.
+STATISTICS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "f1": _f1,
+    "recall": _recall,
+    "precision": _precision,
+}
+_STATISTICS = STATISTICS
 
 
 def _as_counts(counts: np.ndarray, name: str) -> np.ndarray:
@@ -126,7 +155,7 @@ def approximate_randomization(
     counts_a: np.ndarray,
     counts_b: np.ndarray,
     *,
-    n_shuffles: int = 10_000,
+    n_shuffles: int = DEFAULT_SHUFFLES,
     seed: int = 0,
     chunk: int = 2_000,
     statistic: str = "f1",
@@ -138,8 +167,9 @@ def approximate_randomization(
     documents (:func:`bench.metrics.per_document_counts`).  Each shuffle swaps every
     document's counts between the systems with probability 1/2; ``r`` counts shuffles whose
     absolute F1 difference is at least the observed one, and ``p = (r + 1) / (n + 1)``.
-    Returns ``(F1_a - F1_b, p)`` (``statistic="recall"``: the recall difference, used to
-    compare a system on paired authentic and variant documents).
+    Returns ``(F1_a - F1_b, p)`` (``statistic="recall"`` or ``"precision"``: that
+    difference, used to compare a system on paired authentic and variant documents, or two
+    kernels on the same test documents).
     """
     f = _STATISTICS[statistic]
     a = _as_counts(counts_a, "counts_a")
@@ -177,7 +207,7 @@ def _bootstrap_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
 def bootstrap_f1_ci(
     counts: np.ndarray,
     *,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     alpha: float = 0.05,
     seed: int = 0,
 ) -> tuple[float, float]:
@@ -201,7 +231,7 @@ def pairwise_tests(
     correct_a: np.ndarray | None = None,
     correct_b: np.ndarray | None = None,
     *,
-    n_shuffles: int = 10_000,
+    n_shuffles: int = DEFAULT_SHUFFLES,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Every test for one pair of systems on the same documents.
@@ -230,7 +260,7 @@ def pairwise_tests(
 def compare_all(
     systems: Mapping[str, tuple[np.ndarray, np.ndarray | None]],
     *,
-    n_shuffles: int = 10_000,
+    n_shuffles: int = DEFAULT_SHUFFLES,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """:func:`pairwise_tests` for every unordered pair of ``{name: (counts, correct)}``.
@@ -250,3 +280,95 @@ def compare_all(
             for row in pairwise_tests(ca, cb, ka, kb, n_shuffles=n_shuffles, seed=seed):
                 rows.append({"system_a": name_a, "system_b": name_b, **row})
     return rows
+
+
+def holm(p_values: Mapping[str, float], alpha: float = 0.05) -> dict[str, bool]:
+    """Holm's step-down correction: which of a family of hypotheses are rejected at ``alpha``.
+
+    The p-values are sorted ascending; the ``i``-th smallest (``i`` from 0) is rejected when
+    it and every smaller one is below ``alpha / (m - i)``, ``m`` the family size.  It
+    controls the chance of any false rejection in the family at ``alpha`` (Holm 1979), is
+    uniformly more powerful than Bonferroni, and needs no independence between the tests.
+    Ties are ordered by name, so the result does not depend on the mapping's order.
+    """
+    m = len(p_values)
+    rejected = {name: False for name in p_values}
+    for i, name in enumerate(sorted(p_values, key=lambda n: (p_values[n], n))):
+        if not p_values[name] < alpha / (m - i):
+            break
+        rejected[name] = True
+    return rejected
+
+
+def holm_adjusted(p_values: Mapping[str, float]) -> dict[str, float]:
+    """Holm-adjusted p-values: ``holm(p, alpha)[k]`` is exactly ``adjusted[k] < alpha``.
+
+    The adjusted value of the ``i``-th smallest p is ``max_{j <= i} min(1, (m - j) p_(j))``
+    (the step-down maximum keeps the adjusted values in the same order as the raw ones).
+    """
+    m = len(p_values)
+    out: dict[str, float] = {}
+    running = 0.0
+    for i, name in enumerate(sorted(p_values, key=lambda n: (p_values[n], n))):
+        running = max(running, min(1.0, (m - i) * p_values[name]))
+        out[name] = running
+    return out
+
+
+def paired_bootstrap_ci(
+    counts: Sequence[np.ndarray],
+    combine: Callable[[list[np.ndarray]], np.ndarray],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """``(observed, low, high)``: a percentile bootstrap interval of any statistic of several
+    systems' (or corpora's) per-document counts on the *same* documents.
+
+    ``counts`` are ``(n_documents, 3)`` arrays of (tp, fp, fn) whose row ``i`` is the same
+    document everywhere; every resample draws one set of documents for all of them, so the
+    pairing is kept.  ``combine`` maps the list of summed counts (each of shape ``(..., 3)``)
+    to the statistic, e.g. a difference of two F1 drops::
+
+        lambda s: (f1(s[0]) - f1(s[1])) - (f1(s[2]) - f1(s[3]))
+
+    with ``f1 = STATISTICS["f1"]``.
+    """
+    arrays = [_as_counts(c, f"counts[{i}]") for i, c in enumerate(counts)]
+    if not arrays:
+        raise ValueError("no counts to resample")
+    n = arrays[0].shape[0]
+    if any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError("paired counts must have the same shape (the same documents)")
+    observed = float(combine([a.sum(axis=0) for a in arrays]))
+    if n == 0 or n_resamples <= 0:
+        return observed, float("nan"), float("nan")
+    weights = _bootstrap_weights(n, n_resamples, seed)
+    values = np.asarray(combine([weights @ a for a in arrays]), dtype=np.float64)
+    low, high = np.percentile(values, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return observed, float(low), float(high)
+
+
+def f_measure_z_tests(
+    f_a: Mapping[str, float],
+    f_b: Mapping[str, float],
+    n_a: Mapping[str, float],
+    n_b: Mapping[str, float],
+) -> dict[str, tuple[float, float]]:
+    """Tafvizi's (2011) comparison tables (Appendix B): per category, eq. 3.4-3.5 applied to
+    two F-measures with ``n`` the category's gold tokens in each test set.
+
+    Her Table B.8 pins ``n`` down: Patients 0.97517 vs 0 gives Z = 27.659, which is
+    :func:`z_test_proportions` with n = 402, the Patients tokens of the Challenge test set
+    (her Table 5.1).  Returns ``{category: (Z, two-sided p)}`` for the categories in both
+    mappings; an F-measure is not a proportion of independent draws, so these p-values are
+    her convention, not an exact test.
+    """
+    out = {}
+    for category in f_a:
+        if category in f_b:
+            out[category] = z_test_proportions(
+                f_a[category], n_a.get(category, 0), f_b[category], n_b.get(category, 0)
+            )
+    return out

@@ -88,6 +88,9 @@ class MegaSVM(FeatureSVM):
         ``False``: the MIMIC rule features run without the site's clinician-name and
         local-place lists (``mimic.local_lists``).  The Stat De-id and MIST dictionary
         features never see clinician names; local place names stay in their location list.
+    multi_class:
+        ``"ovr"`` (liblinear's one-vs-rest, the default) or ``"crammer_singer"``, the joint
+        multiclass problem of Tafvizi's eqs. 1.3-1.8.
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
@@ -104,6 +107,7 @@ class MegaSVM(FeatureSVM):
         dictionaries: str | None = None,
         seed: int = 0,
         local_lists: bool = True,
+        multi_class: str = "ovr",
     ) -> None:
         self.sources = sources
         self.mode = mode
@@ -113,6 +117,7 @@ class MegaSVM(FeatureSVM):
         self.dictionaries = dictionaries
         self.seed = seed
         self.local_lists = local_lists
+        self.multi_class = multi_class
         self.kernel = "linear"
 
     def feature_classes(self) -> list[FeatureClass]:

@@ -14,6 +14,17 @@ seconds what libsvm needed hours for, with near-identical precision and recall.
 through :class:`~sklearn.svm.SVC`, for the kernel experiment of the Stat De-id
 re-implementation report (§5.5, Table 3), which trains on a 50-document subset.
 
+Multiclass formulation.  ``multi_class="ovr"`` (the default) trains one binary SVM per
+category against the rest, as liblinear's default solver does.  ``"crammer_singer"`` solves
+the single joint problem of Tafvizi (2011, §1.4, eqs. 1.3-1.8; Keerthi et al. 2008's
+sequential dual method in liblinear): one weight vector per class, trained together so the
+correct class must win by a margin.  Linear kernel only.
+
+Training categories.  ``train_categories`` keeps only some categories as PHI when training
+(every other gold label counts as ``O``).  Sibanda & Uzuner (2006, §6, Tables 3, 5, 8, 12)
+retrained their SVM on people, locations and organizations only to compare it with SNoW;
+such a model declares those categories as the ones it is scored on (:meth:`tags`).
+
 Operating point.  In de-identification a missed PHI token leaks data while a false alarm
 only redacts a word, so recall matters more than precision.  Two knobs move the operating
 point: ``class_weight`` (default: PHI errors cost ``2x`` -- liblinear's per-class ``C``)
@@ -51,6 +62,8 @@ from systems.features.statdeid import (
 log = logging.getLogger(__name__)
 
 KERNELS = ("linear", "poly", "rbf")
+#: Multiclass formulations of the linear SVM (liblinear ``-s 1`` and ``-s 4``).
+MULTI_CLASS = ("ovr", "crammer_singer")
 #: Stopping tolerance: liblinear's own default for its dual solver (``-s 1``).  scikit-learn's
 #: 1e-4 is several times slower here for the same predictions; 1e-2 gave the same token
 #: accuracy as 1e-1 on a test fold (svm, multiclass svm and mega) at 15 % more time.
@@ -226,6 +239,8 @@ class FeatureSVM(System):
     class_weight: Any
     threshold: float
     seed: int
+    multi_class: str = "ovr"
+    train_categories: tuple[str, ...] | None = None
 
     def feature_classes(self) -> list[FeatureClass]:
         raise NotImplementedError
@@ -235,6 +250,19 @@ class FeatureSVM(System):
             raise ValueError(f"mode must be one of {MODES}, not {self.mode!r}")
         if self.kernel not in KERNELS:
             raise ValueError(f"kernel must be one of {KERNELS}, not {self.kernel!r}")
+        if self.multi_class not in MULTI_CLASS:
+            raise ValueError(f"multi_class must be one of {MULTI_CLASS}, not {self.multi_class!r}")
+        if self.multi_class != "ovr" and self.kernel != "linear":
+            raise ValueError("multi_class='crammer_singer' needs kernel='linear' (liblinear)")
+        if self.train_categories is not None:
+            from corpora.model import LABELS
+
+            unknown = [c for c in self.train_categories if c not in LABELS]
+            if unknown or not self.train_categories:
+                raise ValueError(
+                    f"train_categories must be a non-empty list of {', '.join(LABELS)}"
+                    + (f"; unknown: {', '.join(map(str, unknown))}" if unknown else "")
+                )
 
     def set_params(self, **params: Any) -> FeatureSVM:
         self.__dict__.pop("_feature_objects", None)  # the feature set may have changed
@@ -263,6 +291,9 @@ class FeatureSVM(System):
     # -- training ------------------------------------------------------------------------
     def _targets(self, documents: Sequence[Document]) -> np.ndarray:
         labels = [t.label for d in documents for t in d.tokens]
+        if self.train_categories is not None:
+            keep = frozenset(self.train_categories)
+            labels = [lab if lab in keep else OUTSIDE for lab in labels]
         if self.mode == "binary":
             return np.fromiter((lab != OUTSIDE for lab in labels), dtype=np.int8, count=len(labels))
         return np.asarray(labels, dtype=object)
@@ -292,6 +323,7 @@ class FeatureSVM(System):
                 tol=LIBLINEAR_TOL,
                 random_state=self.seed,
                 max_iter=5000,
+                multi_class=self.multi_class,
             )
         params: dict[str, Any] = {"kernel": self.kernel, "C": self.C, "class_weight": cw}
         if self.kernel == "poly":
@@ -334,8 +366,14 @@ class FeatureSVM(System):
         return ovr_phi_scores(raw, self.model_.classes_)
 
     def tags(self) -> Tags:
-        """Binary models predict only ``PHI``/``O``; one-vs-rest models predict categories."""
-        return dataclasses.replace(super().tags(), predicts_categories=self.mode == "multiclass")
+        """Binary models predict only ``PHI``/``O``; one-vs-rest models predict categories;
+        a model trained on some categories only is scored on those only."""
+        scored_on = None if self.train_categories is None else frozenset(self.train_categories)
+        return dataclasses.replace(
+            super().tags(),
+            predicts_categories=self.mode == "multiclass",
+            evaluated_labels=scored_on,
+        )
 
     def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
         """Per document, each token's PHI score: above :attr:`threshold` means PHI.
@@ -390,6 +428,12 @@ class LocalContextSVM(FeatureSVM):
         for :func:`corpora.dictionaries.system_dictionaries`' default.
     seed:
         Random state of liblinear's coordinate descent.
+    multi_class:
+        ``"ovr"`` (one-vs-rest) or ``"crammer_singer"`` (Tafvizi 2011 eqs. 1.3-1.8); only
+        matters with ``mode="multiclass"``.
+    train_categories:
+        Categories kept as PHI in training (others count as ``O``); ``None``: all.  The
+        2006 paper's SNoW comparison trains on ``PATIENT, DOCTOR, LOCATION, HOSPITAL``.
     """
 
     relative_cost: ClassVar[float | None] = 1.0  # measured, for scheduling only
@@ -406,6 +450,8 @@ class LocalContextSVM(FeatureSVM):
         threshold: float = 0.0,
         dictionaries: str | None = None,
         seed: int = 0,
+        multi_class: str = "ovr",
+        train_categories: tuple[str, ...] | None = None,
     ) -> None:
         self.mode = mode
         self.features = features
@@ -415,6 +461,8 @@ class LocalContextSVM(FeatureSVM):
         self.threshold = threshold
         self.dictionaries = dictionaries
         self.seed = seed
+        self.multi_class = multi_class
+        self.train_categories = None if train_categories is None else tuple(train_categories)
 
     def feature_classes(self) -> list[FeatureClass]:
         names = list(STATDEID_FEATURES) if self.features is None else list(self.features)

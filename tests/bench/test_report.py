@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -160,3 +161,69 @@ def test_every_builtin_system_states_its_departures_from_the_source() -> None:
     builtin = {n for n, cls in available_systems().items() if cls.__module__.startswith("systems.")}
     assert builtin <= set(DEPARTURES), builtin - set(DEPARTURES)
     assert all(len(text) > 20 for text in DEPARTURES.values())
+
+
+def _ar(a: str, b: str, p: float) -> dict:
+    return dict(
+        corpus="c",
+        system_a=a,
+        system_b=b,
+        test=report.MARK_TEST,
+        statistic=0.1,
+        p_value=p,
+        subset="all",
+    )
+
+
+def test_marks_against_the_best_are_holm_corrected() -> None:
+    df = _frame(
+        [
+            _score("best", "PHI", 0.9, 0.9, 0.90),
+            _score("b", "PHI", 0.9, 0.8, 0.85),
+            _score("c", "PHI", 0.9, 0.7, 0.80),
+        ]
+    )
+    # both below 0.05 uncorrected, neither below 0.05 / 2: Holm marks neither
+    sig = pd.DataFrame([_ar("best", "b", 0.04), _ar("c", "best", 0.03)])
+    table = report.headline_table(df, sig, "c", ["best", "b", "c"], "all", 0.05)
+    assert not re.search(r"\d \*", table)
+    # 0.01 < 0.025 and then 0.04 < 0.05: both marked
+    sig = pd.DataFrame([_ar("best", "b", 0.04), _ar("c", "best", 0.01)])
+    table = report.headline_table(df, sig, "c", ["best", "b", "c"], "all", 0.05)
+    assert "85.0 *" in table and "80.0 *" in table
+    marked = report.significant_vs_best(sig, "c", "all", "best", ["best", "b", "c"], 0.01)
+    assert marked == {"b": False, "c": False}
+
+
+def test_a_partially_scored_system_is_left_out_of_other_categories(toy_systems) -> None:
+    result = run(
+        RunConfig(
+            systems=["toy-capitals,toy-people"],
+            corpora=["toy"],
+            folds=3,
+            show_progress=False,
+            n_resamples=20,
+            n_shuffles=20,
+        ),
+        {"toy": make_corpus(9)},
+    )
+    table = report.category_table(
+        result.results,
+        "toy",
+        ["toy-capitals", "toy-people"],
+        {"toy-people": ["PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"]},
+    )
+    rows = {
+        cells[0]: cells
+        for line in table.splitlines()[2:]
+        for cells in [[c.strip() for c in line.strip("|").split("|")]]
+    }
+    header = [c.strip() for c in table.splitlines()[0].strip("|").split("|")]
+    date = header.index("DATE")
+    assert rows["toy-capitals"][date] != "" and rows["toy-people"][date] == ""
+    assert rows["toy-people"][header.index("PATIENT")] != ""
+    info = run_info(result, ["python", "-m", "bench", "run"])
+    text = report.render_report(result, info)
+    entity = text.split("### Entity level (binary PHI)")[1].split("\n#")[0]
+    assert "| toy-people" not in entity and "| toy-capitals" in entity
+    assert "Holm" in text

@@ -293,3 +293,27 @@ def test_unknown_parameters_are_usage_errors_before_any_work(toy_systems) -> Non
         run(_config("toy-memory", system_params={"toy-memory": {"colour": 1}}), {})
     with pytest.raises(UsageError, match="'nosuch' is not among the chosen systems"):
         run(_config("toy-memory", system_params={"nosuch": {"x": 1}}), {})
+
+
+def test_a_system_runs_twice_under_aliases(toy_systems) -> None:
+    specs = resolve_systems(
+        ["toy-memory,often=toy-memory"],
+        RunConfig(system_params={"often": {"min_count": 3}}),
+    )
+    assert list(specs) == ["toy-memory", "often"]
+    assert specs["often"].cls is specs["toy-memory"].cls
+    assert specs["often"].params == {"min_count": 3} and specs["toy-memory"].params == {
+        "min_count": 1
+    }
+    result = run(
+        _config("toy-memory,often=toy-memory", system_params={"often": {"min_count": 3}}),
+        {"toy": make_corpus(12)},
+    )
+    once, often = _phi_row(result, "toy-memory"), _phi_row(result, "often")
+    assert often.tp < once.tp  # fewer words seen three times than once
+    pairs = set(zip(result.significance.system_a, result.significance.system_b, strict=True))
+    assert ("often", "toy-memory") in pairs or ("toy-memory", "often") in pairs
+    with pytest.raises(UsageError, match="already a system's name"):
+        resolve_systems(["toy-capitals=toy-memory"])
+    with pytest.raises(UsageError, match="ALIAS=NAME"):
+        resolve_systems(["mine=nope"])

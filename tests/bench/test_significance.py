@@ -203,3 +203,78 @@ def test_compare_all_covers_every_pair() -> None:
     pairs = {(r["system_a"], r["system_b"]) for r in rows}
     assert pairs == {("svm", "h+d"), ("svm", "copy"), ("h+d", "copy")}
     assert len(rows) == 3 * 3
+
+
+# --- one default, Holm, resampling helpers ---------------------------------------------------
+
+
+def test_one_shuffle_and_resample_default_everywhere() -> None:
+    import inspect
+
+    from bench import run_types, significance
+
+    assert run_types.RunConfig().n_shuffles == significance.DEFAULT_SHUFFLES == 10_000
+    assert run_types.RunConfig().n_resamples == significance.DEFAULT_RESAMPLES
+    for fn in (
+        significance.approximate_randomization,
+        significance.pairwise_tests,
+        significance.compare_all,
+    ):
+        assert inspect.signature(fn).parameters["n_shuffles"].default == 10_000
+    sig = inspect.signature(significance.bootstrap_f1_ci)
+    assert sig.parameters["n_resamples"].default == significance.DEFAULT_RESAMPLES
+
+
+def test_holm_step_down_by_hand() -> None:
+    from bench.significance import holm, holm_adjusted
+
+    # m = 3: 0.01 < 0.05/3 rejected; 0.02 < 0.05/2 rejected; 0.04 < 0.05/1 rejected
+    assert holm({"a": 0.01, "b": 0.02, "c": 0.04}, 0.05) == {"a": True, "b": True, "c": True}
+    # 0.03 is not below 0.05/2 = 0.025: it and every larger p stay
+    assert holm({"a": 0.01, "b": 0.03, "c": 0.04}, 0.05) == {"a": True, "b": False, "c": False}
+    # two p-values each below 0.05 but not below 0.05/2: uncorrected both would be marked
+    assert holm({"x": 0.03, "y": 0.04}, 0.05) == {"x": False, "y": False}
+    assert holm({}, 0.05) == {}
+    p = {"a": 0.01, "b": 0.03, "c": 0.04, "d": 0.2}
+    adjusted = holm_adjusted(p)
+    assert adjusted == pytest.approx({"a": 0.04, "b": 0.09, "c": 0.09, "d": 0.2})
+    for alpha in (0.01, 0.05, 0.1):
+        assert holm(p, alpha) == {k: v < alpha for k, v in adjusted.items()}
+
+
+def test_precision_statistic_and_paired_bootstrap() -> None:
+    from bench.significance import STATISTICS, paired_bootstrap_ci
+
+    a = np.array([[8, 2, 0], [9, 1, 1], [7, 3, 2]], dtype=float)
+    b = np.array([[8, 0, 0], [9, 0, 1], [7, 1, 2]], dtype=float)
+    assert STATISTICS["precision"](a.sum(axis=0)) == pytest.approx(24 / 30)
+    diff, p = approximate_randomization(b, a, n_shuffles=500, seed=1, statistic="precision")
+    assert diff == pytest.approx(24 / 25 - 24 / 30)
+    assert 0 < p <= 1
+    f1 = STATISTICS["f1"]
+    observed, low, high = paired_bootstrap_ci(
+        [a, b], lambda s: f1(s[1]) - f1(s[0]), n_resamples=300, seed=0
+    )
+    assert observed == pytest.approx(f1(b.sum(axis=0)) - f1(a.sum(axis=0)))
+    assert low <= observed <= high
+    # identical systems: every resample's difference is 0
+    assert paired_bootstrap_ci([a, a], lambda s: f1(s[0]) - f1(s[1]), n_resamples=50)[1:] == (
+        0.0,
+        0.0,
+    )
+    with pytest.raises(ValueError, match="same shape"):
+        paired_bootstrap_ci([a, b[:2]], lambda s: f1(s[0]))
+
+
+def test_f_measure_z_tests_reproduce_tafvizi_table_b8() -> None:
+    from bench.significance import f_measure_z_tests
+
+    # Table B.8 (Mega vs Multi, Authentic Challenge); n = test-set tokens of Table 5.1
+    mega = {"Patients": 0.97517, "Doctors": 0.96467, "Non-PHI": 0.99726}
+    multi = {"Patients": 0.0, "Doctors": 0.98332, "Non-PHI": 0.99883}
+    n = {"Patients": 402, "Doctors": 2097, "Non-PHI": 133623}
+    z = f_measure_z_tests(mega, multi, n, n)
+    assert abs(z["Patients"][0]) == pytest.approx(27.65936, abs=1e-3)
+    assert abs(z["Doctors"][0]) == pytest.approx(3.79451, abs=1e-3)
+    assert abs(z["Non-PHI"][0]) == pytest.approx(9.18706, abs=2e-3)
+    assert z["Patients"][1] < 1e-10
