@@ -261,18 +261,83 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     proc.communicate()
 
 
-def _serve(conn: Any, init: Any, initargs: tuple[Any, ...], func: Any) -> None:
+#: The child of :func:`run_isolated`: reads the parent's ``sys.path``, then the work.
+_CHILD = (
+    "import sys; from multiprocessing.connection import Connection; "
+    "inbox = Connection(int(sys.argv[1]), writable=False); "
+    "sys.path[:0] = inbox.recv(); "
+    "from systems.external import _serve; "
+    "_serve(inbox, Connection(int(sys.argv[2]), readable=False))"
+)
+
+
+def _serve(inbox: Any, outbox: Any) -> None:
     """The loop of :func:`run_isolated`'s child: ``func(state, item)`` per item received."""
     die_with_parent()
+    init, initargs, func = inbox.recv()
     state = init(*initargs)
     while True:
-        item = conn.recv()
+        item = inbox.recv()
         if item is None:
             return
         try:
-            conn.send(("ok", func(state, item)))
+            outbox.send(("ok", func(state, item)))
         except Exception as exc:  # reported per item; the child goes on
-            conn.send(("error", type(exc).__name__))
+            outbox.send(("error", type(exc).__name__))
+
+
+class _Child:
+    """A fresh interpreter serving :func:`_serve` over two pipes.
+
+    Started with :mod:`subprocess`, not :mod:`multiprocessing`: inside a joblib (loky)
+    worker the multiprocessing start method is loky's own, which a spawned child cannot
+    restore, so every child died before its first note.  A plain interpreter reading
+    pickles from a pipe works from the main process, loky workers and dask workers alike.
+    """
+
+    def __init__(self, init: Any, initargs: tuple[Any, ...], func: Any) -> None:
+        from multiprocessing.connection import Connection
+
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", _CHILD, str(to_child_r), str(from_child_w)],
+                pass_fds=(to_child_r, from_child_w),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=die_with_parent if _prctl() is not None else None,
+            )
+        finally:
+            os.close(to_child_r)
+            os.close(from_child_w)
+        self.outbox = Connection(to_child_w, readable=False)
+        self.inbox = Connection(from_child_r, writable=False)
+        self.outbox.send([p for p in sys.path if isinstance(p, str)])
+        self.outbox.send((init, initargs, func))
+
+    def ask(self, item: Any, timeout: float) -> tuple[str, Any]:
+        """``("ok", result)``, ``("error", exception type)``, ``("timeout", None)`` or
+        ``("died", None)``."""
+        try:
+            self.outbox.send(item)
+            if not self.inbox.poll(timeout):
+                return "timeout", None
+            return self.inbox.recv()
+        except (EOFError, OSError):
+            return "died", None
+
+    def stop(self, *, kill: bool) -> None:
+        if not kill:
+            with contextlib.suppress(OSError, ValueError):
+                self.outbox.send(None)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5)
+        if self.proc.poll() is None:
+            _kill_group(self.proc)
+        self.proc.wait()
+        self.outbox.close()
+        self.inbox.close()
 
 
 def run_isolated(
@@ -289,46 +354,29 @@ def run_isolated(
     backtracks forever) cannot be interrupted in-process, so it runs in a child that is
     killed and started again.  Returns each result, or a :class:`NoteError` for an item
     that timed out, raised, or killed the child.  ``func`` and ``init`` must be importable
-    module-level functions (the child is spawned, not forked)."""
-    import multiprocessing
-
-    ctx = multiprocessing.get_context("spawn")
+    module-level functions (the child is a new interpreter, see :class:`_Child`)."""
     results: list[Any] = []
-    proc = conn = None
+    child: _Child | None = None
     try:
         for item in items:
-            fresh = proc is None
-            if proc is None:
-                conn, child = ctx.Pipe()
-                proc = ctx.Process(target=_serve, args=(child, init, initargs, func))
-                proc.start()
-                child.close()
-            conn.send(item)
-            try:
-                ready = conn.poll(timeout + (startup if fresh else 0.0))
-                status, value = conn.recv() if ready else ("timeout", None)
-            except (EOFError, OSError):
-                status, value = "died", None
+            fresh = child is None
+            if child is None:
+                child = _Child(init, initargs, func)
+            status, value = child.ask(item, timeout + (startup if fresh else 0.0))
             if status == "ok":
                 results.append(value)
                 continue
             if status == "error":
                 results.append(NoteError(f"raised {value}"))
                 continue
-            proc.kill()
-            proc.join()
-            proc = None
+            child.stop(kill=True)
+            child = None
             results.append(
                 NoteError(f"timed out after {timeout:g} s" if status == "timeout" else "crashed")
             )
     finally:
-        if proc is not None:
-            with contextlib.suppress(OSError, ValueError):
-                conn.send(None)
-            proc.join(5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
+        if child is not None:
+            child.stop(kill=False)
     return results
 
 

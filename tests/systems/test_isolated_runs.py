@@ -31,3 +31,16 @@ def test_each_item_gets_its_result_or_a_named_error() -> None:
         "crashed",
         "raised ValueError",  # the exception's type, never its message
     ]
+
+
+def _in_worker(items: list[str]) -> list[object]:
+    return run_isolated(_work, items, init=_init, initargs=("w-",), timeout=5.0)
+
+
+def test_runs_inside_a_joblib_worker() -> None:
+    """Inside a loky worker the multiprocessing start method is loky's, which a spawned
+    child cannot restore: the child must not depend on it (every note 'crashed' before)."""
+    from joblib import Parallel, delayed
+
+    got = Parallel(n_jobs=2, backend="loky")(delayed(_in_worker)([x]) for x in ("a", "b"))
+    assert got == [["w-a"], ["w-b"]]
