@@ -23,11 +23,12 @@ import time
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from bench import schedule, scrub
 from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
-from bench.run_types import CellOutcome, RunConfig, SystemSpec
+from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document
 from corpora.nlp import MissingResourceError
 from systems import prediction_cache
@@ -53,68 +54,86 @@ def _run_cells(task: Task) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
     warmed = not task.spec.tags.uses_nlp
     vocab: frozenset[str] | None = None  # the task's words, built at its first failure
-    for cell in task.cells:
+    for i, cell in enumerate(task.cells):
         split = cell.split
-        test = [task.test_docs[i] for i in split.test]
-        base = dict(
-            key=cell.key,
-            system=cell.system,
-            corpus=split.test_corpus,
-            train_corpus=split.train_corpus,
-            protocol=split.protocol,
-            fold=split.fold,
-            fraction=split.fraction,
-            n_tokens=cell.n_tokens,
-        )
-        hit = prediction_cache.load(cell.key, test)
-        if hit is not None:
-            outcomes.append(
+        twin = task.twin(i)
+        tests = [(cell, [task.test_docs[j] for j in split.test])]
+        if twin is not None:
+            tests.append((twin, [task.variant_docs[j] for j in twin.split.test]))
+        hits = [prediction_cache.load(c.key, docs) for c, docs in tests]
+        if all(h is not None for h in hits):
+            outcomes.extend(
                 CellOutcome(
-                    predictions=hit.labels,
-                    scores=hit.scores,
-                    info=hit.info,
+                    predictions=h.labels,
+                    scores=h.scores,
+                    info=h.info,
                     seconds=0.0,
                     cached=True,
-                    **base,
+                    **_identity(c),
                 )
+                for (c, _), h in zip(tests, hits, strict=True)
+                if h is not None
             )
             continue
         if not warmed:  # POS tags from the disk cache, once per task, only when needed
             _warm_quietly(task.train_docs)
             _warm_quietly(task.test_docs)
+            _warm_quietly(task.variant_docs)
             warmed = True
         start = time.perf_counter()
         try:
             system = task.spec.build()
-            train = [task.train_docs[i] for i in split.train]
-            got = prediction_cache.fit_predict(system, train, test, key=cell.key)
+            train = [task.train_docs[j] for j in split.train]
+            got = prediction_cache.fit_predict_many(
+                system, train, [(c.key, docs) for c, docs in tests]
+            )
         except (Exception, SystemExit) as exc:  # a failing system is reported, the others go on
             unavailable = isinstance(exc, SystemUnavailable)
             if vocab is None and not unavailable:
-                given = {id(d): d for d in (*task.train_docs, *task.test_docs)}
+                given = {
+                    id(d): d for d in (*task.train_docs, *task.test_docs, *task.variant_docs)
+                }
                 vocab = scrub.vocabulary(given.values())
             message = describe(exc, vocab or frozenset())
-            outcomes.append(
+            outcomes.extend(
                 CellOutcome(
                     predictions=None,
                     seconds=0.0 if unavailable else time.perf_counter() - start,
                     error=f"skipped: {message}" if unavailable else message,
                     error_detail="".join(traceback.format_exception(exc)),
                     skipped=unavailable,
-                    **base,
+                    **_identity(c),
                 )
+                for c, _ in tests
             )
             continue
-        outcomes.append(
+        outcomes.extend(
             CellOutcome(
-                predictions=got.labels,
-                scores=got.scores,
-                info=got.info,
-                seconds=got.seconds,
-                **base,
+                predictions=p.labels,
+                scores=p.scores,
+                info=p.info,
+                seconds=p.seconds,
+                cached=p.cached,
+                **_identity(c),
             )
+            for (c, _), p in zip(tests, got, strict=True)
         )
     return outcomes
+
+
+def _identity(cell: Cell) -> dict[str, Any]:
+    """The fields of a :class:`CellOutcome` that say which cell it is."""
+    split = cell.split
+    return dict(
+        key=cell.key,
+        system=cell.system,
+        corpus=split.test_corpus,
+        train_corpus=split.train_corpus,
+        protocol=split.protocol,
+        fold=split.fold,
+        fraction=split.fraction,
+        n_tokens=cell.n_tokens,
+    )
 
 
 def _warm_quietly(documents: Sequence[Document]) -> None:
@@ -224,26 +243,16 @@ def _lost_job(args: tuple[Sequence[Task]], reason: str) -> list[list[CellOutcome
     return [
         [
             CellOutcome(
-                system=cell.system,
-                corpus=cell.split.test_corpus,
-                train_corpus=cell.split.train_corpus,
-                protocol=cell.split.protocol,
-                fold=cell.split.fold,
-                fraction=cell.split.fraction,
-                predictions=None,
-                seconds=0.0,
-                n_tokens=cell.n_tokens,
-                error=f"WorkerDied: {reason}",
-                key=cell.key,
+                predictions=None, seconds=0.0, error=f"WorkerDied: {reason}", **_identity(cell)
             )
-            for cell in task.cells
+            for cell in task.all_cells()
         ]
         for task in tasks
     ]
 
 
 def _all_cached(task: Task) -> bool:
-    return all(prediction_cache.is_cached(c.key) for c in task.cells)
+    return all(prediction_cache.is_cached(c.key) for c in task.all_cells())
 
 
 def _timing_key(spec: SystemSpec) -> str:
@@ -258,7 +267,7 @@ def _task_cost(task: Task, timings: Mapping[str, float]) -> float:
     """Estimated seconds of a task: its uncached cells' test tokens x seconds per token."""
     spec = task.spec
     per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
-    tokens = sum(c.n_tokens for c in task.cells if not prediction_cache.is_cached(c.key))
+    tokens = sum(c.n_tokens for c in task.all_cells() if not prediction_cache.is_cached(c.key))
     return tokens * per_token * (1 + 2 * len(spec.wrappers))
 
 

@@ -33,8 +33,8 @@ from bench.run_types import (
     DEFAULT_OBJECTIVE,
     DEFAULT_RESAMPLES,
     DEFAULT_SHUFFLES,
-    OBJECTIVES,
     TEST_VARIANTS,
+    check_objective,
 )
 from corpora.folds import GROUP_BY_CHOICES
 
@@ -148,6 +148,14 @@ def _resamples(text: str) -> int:
     if not 0 <= value <= MAX_RESAMPLES:
         raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_RESAMPLES:,}: {value}")
     return value
+
+
+def _objective(text: str) -> str:
+    """``--objective``: f1, f2 or precision@recall=R (:func:`bench.run_types.check_objective`)."""
+    try:
+        return check_objective(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _fractions(text: str) -> tuple[float, ...]:
@@ -301,7 +309,8 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     )
     p.add_argument(
         "--objective",
-        choices=OBJECTIVES,
+        type=_objective,
+        metavar="f1|f2|precision@recall=R",
         default=DEFAULT_OBJECTIVE,
         help="what --tune maximizes (default f2: a missed PHI leaks, a false alarm only "
         "redacts a word)",

@@ -19,12 +19,12 @@ from bench.protocols import Split, grouping_of, make_splits, variant_test
 from bench.run_types import (
     AUGMENTATIONS,
     DEFAULT_CORPORA,
-    OBJECTIVES,
     TEST_VARIANTS,
     Cell,
     RunConfig,
     SystemSpec,
     UsageError,
+    check_objective,
 )
 from corpora import cache
 from corpora.folds import GROUP_BY_CHOICES
@@ -41,22 +41,46 @@ SYSTEM_GROUPS = {
 @dataclass
 class Task:
     """The cells of one system on one corpus, run together in one process so features and
-    POS tags computed for one fold serve the next."""
+    POS tags computed for one fold serve the next.
+
+    Under ``--test-variant`` each cell has a twin (``variant_cells``, same position): the
+    same fold's model labelling the variant of its test documents (``variant_docs``).  The
+    model is fitted once for both, so testing on a variant costs labelling only.
+    """
 
     spec: SystemSpec
     train_docs: tuple[Document, ...]
     test_docs: tuple[Document, ...]
     cells: list[Cell]
     env: dict[str, str]
+    variant_docs: tuple[Document, ...] = ()
+    variant_cells: list[Cell] = field(default_factory=list)
 
     @property
     def corpus(self) -> str:
         return self.cells[0].corpus if self.cells else ""
 
+    def all_cells(self) -> list[Cell]:
+        """The task's cells and their variant twins."""
+        return [*self.cells, *self.variant_cells]
+
+    def twin(self, i: int) -> Cell | None:
+        """The variant twin of cell ``i``, if any."""
+        return self.variant_cells[i] if self.variant_cells else None
+
     def single_cells(self) -> list[Task]:
         """One task per cell (more, smaller tasks to keep many workers busy)."""
         return [
-            Task(self.spec, self.train_docs, self.test_docs, [c], self.env) for c in self.cells
+            Task(
+                self.spec,
+                self.train_docs,
+                self.test_docs,
+                [c],
+                self.env,
+                self.variant_docs,
+                [twin] if (twin := self.twin(i)) is not None else [],
+            )
+            for i, c in enumerate(self.cells)
         ]
 
 
@@ -84,8 +108,10 @@ def validate_config(config: RunConfig) -> None:
         raise UsageError("--folds must be at least 2")
     if config.group_by not in GROUP_BY_CHOICES:
         raise UsageError(f"--group-by {config.group_by!r}: use {', '.join(GROUP_BY_CHOICES)}")
-    if config.objective not in OBJECTIVES:
-        raise UsageError(f"--objective {config.objective!r}: use {', '.join(OBJECTIVES)}")
+    try:
+        check_objective(config.objective)
+    except ValueError as exc:
+        raise UsageError(f"--objective: {exc}") from None
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
         raise UsageError(
             f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}"
@@ -198,11 +224,11 @@ def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, 
         return ()
     out: list[tuple[type, Mapping[str, Any]]] = []
     if config.augment:
-        from systems.augment import Augmented
+        from bench.augment import Augmented
 
         out.append((Augmented, {"variants": tuple(config.augment), "seed": config.seed}))
     if config.tune:
-        from systems.tuning import Tuned
+        from bench.tuning import Tuned
 
         out.append(
             (
@@ -316,20 +342,44 @@ def _tasks(
     splits: Mapping[str, list[Split]],
     env: dict[str, str],
 ) -> list[Task]:
+    # a variant's cells are twins of its authentic corpus's cells (Task.variant_cells)
+    variant_of = {
+        s[0].train_corpus: name for name, s in splits.items() if s and s[0].protocol == "variant"
+    }
     tasks = []
     for corpus_name, corpus_splits in splits.items():
+        if corpus_splits[0].protocol == "variant":
+            continue
         test_docs = corpora[corpus_name].documents
         train_docs = corpora[corpus_splits[0].train_corpus].documents
+        twin_name = variant_of.get(corpus_name)
         for spec in systems.values():
             system = spec.build()
-            cells = []
-            for split in corpus_splits:
-                test = [test_docs[i] for i in split.test]
-                train = [train_docs[i] for i in split.train]
-                key = prediction_cache.prediction_key(system, train, test)
-                cells.append(Cell(spec.name, split, key, sum(len(d.tokens) for d in test)))
-            tasks.append(Task(spec, train_docs, test_docs, cells, env))
+            cells = [_cell(spec.name, system, s, train_docs, test_docs) for s in corpus_splits]
+            task = Task(spec, train_docs, test_docs, cells, env)
+            if twin_name is not None:
+                task.variant_docs = corpora[twin_name].documents
+                task.variant_cells = [
+                    _cell(spec.name, system, s, train_docs, task.variant_docs)
+                    for s in splits[twin_name]
+                ]
+                if [c.split.fold for c in task.variant_cells] != [c.split.fold for c in cells]:
+                    raise ValueError(f"{twin_name}: folds do not pair with {corpus_name}'s")
+            tasks.append(task)
     return tasks
+
+
+def _cell(
+    name: str,
+    system: Any,
+    split: Split,
+    train_docs: Sequence[Document],
+    test_docs: Sequence[Document],
+) -> Cell:
+    test = [test_docs[i] for i in split.test]
+    train = [train_docs[i] for i in split.train]
+    key = prediction_cache.prediction_key(system, train, test)
+    return Cell(name, split, key, sum(len(d.tokens) for d in test))
 
 
 def worker_environment(config: RunConfig) -> dict[str, str]:

@@ -682,6 +682,11 @@ def variant_table(comparison: pd.DataFrame | None) -> str | None:
     )
 
 
+def _value(v: Any) -> str:
+    """A chosen parameter as a reader wants it: floats to four significant digits."""
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
 def tuned_table(info: Mapping[str, Any]) -> str | None:
     rows = []
     for cell in info.get("cells", []):
@@ -695,7 +700,7 @@ def tuned_table(info: Mapping[str, Any]) -> str | None:
                 cell["system"],
                 cell["corpus"],
                 str(cell["fold"]),
-                ", ".join(f"{k}={v}" for k, v in sorted(chosen.items())),
+                ", ".join(f"{k}={_value(v)}" for k, v in sorted(chosen.items())),
                 "" if score is None else f"{score:.3f}",
             ]
         )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.protocols import LEARNING_CURVE_FRACTIONS, Split
 from bench.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
+from corpora.variants import DOCUMENT_VARIANTS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,9 +35,30 @@ PLO_SUBSET = "people_locations_organizations"
 #: alarm only redacts a word.
 OBJECTIVES = ("f1", "f2", "precision@recall=0.95")
 DEFAULT_OBJECTIVE = "f2"
-#: Variants ``--test-variant`` and ``--augment`` accept.
+#: ``precision@recall=R`` with any recall level R a hospital requires (0 < R < 1).
+RECALL_OBJECTIVE = "precision@recall="
+
+
+def check_objective(name: str) -> str:
+    """``name`` if it is an objective :mod:`bench.tuning` knows, else a ``ValueError``
+    naming them: one of :data:`OBJECTIVES`, or ``precision@recall=R`` for another level."""
+    if name in OBJECTIVES:
+        return name
+    if name.startswith(RECALL_OBJECTIVE):
+        try:
+            level = float(name[len(RECALL_OBJECTIVE) :])
+        except ValueError:
+            level = float("nan")
+        if 0 < level < 1:
+            return name
+    raise ValueError(
+        f"unknown objective {name!r}: use {', '.join(OBJECTIVES[:2])} or "
+        f"{RECALL_OBJECTIVE}R with 0 < R < 1 (e.g. {OBJECTIVES[2]})"
+    )
+#: Variants ``--test-variant`` accepts, and those ``--augment`` can apply to one training
+#: document at a time.
 TEST_VARIANTS = ("surrogate", "ambiguous", "unseen")
-AUGMENTATIONS = ("surrogate", "unseen")
+AUGMENTATIONS = DOCUMENT_VARIANTS
 
 #: Columns of results.csv, in order.
 RESULT_COLUMNS = (

@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from bench.metrics import fbeta_from_counts
+
 #: Below this many discordant pairs :func:`mcnemar` uses the exact binomial test.
 MCNEMAR_EXACT_BELOW = 25
 #: Approximate-randomization shuffles per test: Yeh (2000) recommends 10,000 (p-values
@@ -113,10 +115,7 @@ def mcnemar(
 
 def _f1(sums: np.ndarray) -> np.ndarray:
     """F1 of each row of (..., 3) summed (tp, fp, fn) counts; 0 where undefined."""
-    tp, fp, fn = sums[..., 0], sums[..., 1], sums[..., 2]
-    denom = 2.0 * tp + fp + fn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
+    return np.asarray(fbeta_from_counts(sums[..., 0], sums[..., 1], sums[..., 2], 1.0))
 
 
 def _recall(sums: np.ndarray) -> np.ndarray:

@@ -333,11 +333,36 @@ def unseen(corpus: Corpus, *, seed: int) -> Corpus:
     return _cached("unseen", corpus, seed, compute)
 
 
+#: Variants that transform each document on its own (:func:`document_variant`).
+DOCUMENT_VARIANTS = ("surrogate", "unseen")
+
+
+def document_variant(name: str, document: Document, seed: int) -> Document:
+    """One document through the ``surrogate`` or ``unseen`` transform, with its own id
+    (``<id>+<name>``): the copies that augment a training set (``--augment``).
+
+    Both transforms draw from a random stream seeded by the document id and ``seed``, so a
+    document's copy is the same in every fold that trains on it, and its features are
+    computed once per process.  The ambiguous variant needs the whole corpus (it balances
+    each word's PHI and non-PHI uses across notes) and is not offered.
+    """
+    if name == "surrogate":
+        new = surrogate_document(document, seed)
+    elif name == "unseen":
+        forbidden = _unseen_forbidden(tuple(system_dictionaries().sources))
+        new = unseen_document(document, seed, forbidden)
+    else:
+        raise ValueError(f"no per-document variant {name!r}; use {', '.join(DOCUMENT_VARIANTS)}")
+    return Document(f"{document.id}+{name}", new.text, new.spans, new.marks, new.metadata)
+
+
 __all__ = [
+    "DOCUMENT_VARIANTS",
     "NAME_CATEGORIES",
     "VARIANTS_VERSION",
     "ambiguous",
     "authentic",
+    "document_variant",
     "not_in_dictionary_marks",
     "surrogate",
     "surrogate_document",

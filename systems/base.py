@@ -116,7 +116,7 @@ class System(ABC):
     def search_space(self) -> dict[str, list[Any]]:
         """Hyperparameter values worth trying for this system (``--tune``), by parameter.
 
-        Selection happens inside the training folds only (:mod:`systems.tuning`).  A
+        Selection happens inside the training folds only (:mod:`bench.tuning`).  A
         system that scores tokens also has its decision threshold chosen there, from the
         out-of-fold scores, without refitting.  Empty: nothing to tune.
         """
@@ -200,6 +200,79 @@ class System(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+class Wrapper(System):
+    """A system around another one, changing how it is trained but not what it is:
+    model selection (:mod:`bench.tuning`) and training-set augmentation
+    (:mod:`bench.augment`) are wrappers the runner applies at the run level.
+
+    The wrapped system is the constructor parameter ``system``, so it is part of
+    :meth:`get_params` (and of the prediction-cache key, by its ``repr``).  The wrapper
+    declares what the wrapped system declares, takes its name, offers its search space,
+    and passes any parameter it does not own on to it, so a wrapper around a wrapper is
+    tuned like the system inside.  Subclasses implement :meth:`fit` and keep the fitted
+    system in ``fitted_``.
+    """
+
+    system: System
+
+    @property  # type: ignore[override]
+    def name(self) -> str:  # the wrapped system's, for messages and checks
+        return self.system.name
+
+    def tags(self) -> Tags:
+        return self.system.tags()
+
+    def check_params(self) -> None:
+        self.system.check_params()
+
+    def search_space(self) -> dict[str, list[Any]]:
+        return self.system.search_space()
+
+    def set_params(self, **params: Any) -> System:
+        own = set(self._param_names())
+        mine = {k: v for k, v in params.items() if k in own}
+        theirs = {k: v for k, v in params.items() if k not in own}
+        super().set_params(**mine)
+        if theirs:
+            self.system.set_params(**theirs)
+        return self
+
+    def clone(self) -> System:
+        """An unfitted copy whose wrapped system is a copy too (never shared)."""
+        params = self.get_params()
+        params["system"] = self.system.clone()
+        return type(self)(**params)
+
+    def _fitted(self) -> System:
+        fitted = getattr(self, "fitted_", None)
+        if fitted is None:
+            raise RuntimeError(f"{type(self).__name__}({self.system.name}) used before fit")
+        return fitted
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        return self._fitted().predict(documents)
+
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        return self._fitted().score_tokens(documents)
+
+    def predict_scored(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray] | None]:
+        return self._fitted().predict_scored(documents)
+
+    def fitted_info(self) -> dict[str, Any]:
+        fitted = getattr(self, "fitted_", None)
+        return fitted.fitted_info() if fitted is not None else {}
+
+    def tool_fingerprint(self) -> str:
+        return self.system.tool_fingerprint()
+
+    def base_modules(self) -> set[str]:
+        """The wrapped system's own declared modules (a stacked system's bases)."""
+        extra = getattr(self.system, "base_modules", None)
+        return set(extra()) if callable(extra) else set()
 
 
 S = TypeVar("S", bound=type[System])

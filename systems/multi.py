@@ -162,6 +162,11 @@ class MultiDeidentifier(System):
         if len(set(aliases)) != len(aliases):
             raise ValueError(f"base names must differ: {', '.join(aliases)}")
 
+    def search_space(self) -> dict[str, list[Any]]:
+        """``--tune`` grid: the meta SVM's cost.  Candidates share their bases' fits
+        through the prediction cache, so each costs only a meta-SVM fit."""
+        return {"C": [0.1, 0.5, 2.0]}
+
     def base_modules(self) -> set[str]:
         """The bases' modules: their code is part of this system's cache key."""
         return {type(self._make_base(s, p)).__module__ for _, s, p in parse_bases(self.bases)}

@@ -124,28 +124,43 @@ def fit_predict(
     Token scores are computed whenever the system declares it scores tokens, so one entry
     serves every caller.  Errors propagate (the runner records them per cell).
     """
-    key = key or prediction_key(system, train, test)
-    hit = load(key, test)
-    if hit is not None:
-        return hit
-    start = time.perf_counter()
-    tags = system.tags()
-    if tags.requires_training:
-        system.fit(train)
-    labels, scores = system.predict_scored(test)
-    labels = [list(map(str, p)) for p in labels]
-    check_predictions(test, labels, system.name)
-    if scores is not None:
-        scores = [np.asarray(s, dtype=np.float32) for s in scores]
-        check_scores(test, scores, system.name)
-    result = Prediction(
-        labels=labels,
-        scores=scores,
-        info=system.fitted_info(),
-        seconds=time.perf_counter() - start,
-    )
-    cache.store(NAMESPACE, key, result)
-    return result
+    return fit_predict_many(system, train, [(key, test)])[0]
+
+
+def fit_predict_many(
+    system: System,
+    train: Sequence[Document],
+    tests: Sequence[tuple[str | None, Sequence[Document]]],
+) -> list[Prediction]:
+    """:func:`fit_predict` for several test sets of one model, given as ``(key or None,
+    documents)``: the system is fitted once, and only if some test set is not cached (a
+    fold's authentic test notes and their variant, ``--test-variant``).  The fit's time is
+    counted in the first computed prediction, labelling in each."""
+    keys = [key or prediction_key(system, train, test) for key, test in tests]
+    out: list[Prediction | None] = [load(k, test) for k, (_, test) in zip(keys, tests, strict=True)]
+    fitted = False
+    for i, (key, (_, test)) in enumerate(zip(keys, tests, strict=True)):
+        if out[i] is not None:
+            continue
+        start = time.perf_counter()
+        if not fitted and system.tags().requires_training:
+            system.fit(train)
+        fitted = True
+        labels, scores = system.predict_scored(test)
+        labels = [list(map(str, p)) for p in labels]
+        check_predictions(test, labels, system.name)
+        if scores is not None:
+            scores = [np.asarray(s, dtype=np.float32) for s in scores]
+            check_scores(test, scores, system.name)
+        result = Prediction(
+            labels=labels,
+            scores=scores,
+            info=system.fitted_info(),
+            seconds=time.perf_counter() - start,
+        )
+        cache.store(NAMESPACE, key, result)
+        out[i] = result
+    return [p for p in out if p is not None]
 
 
 def _well_formed(value: Prediction, test: Sequence[Document]) -> bool:

@@ -100,7 +100,8 @@ CASES: dict[str, tuple[list[str], str]] = {
     # -- choices and combinations
     "backend-unknown": ([*RUN, "--backend", "spark"], "invalid choice"),
     "group-by-unknown": ([*RUN, "--group-by", "ward"], "invalid choice"),
-    "objective-unknown": ([*RUN, "--tune", "--objective", "f3"], "invalid choice"),
+    "objective-unknown": ([*RUN, "--tune", "--objective", "f3"], "unknown objective"),
+    "objective-level": ([*RUN, "--tune", "--objective", "precision@recall=1.5"], "0 < R < 1"),
     "protocol-unknown": ([*RUN, "--protocol", "holdout"], "invalid choice"),
     "augment-unknown": ([*RUN, "--augment", "shuffled"], "--augment"),
     "test-variant-unknown": ([*RUN, "--test-variant", "reversed"], "invalid choice"),

@@ -264,6 +264,23 @@ def test_test_variant_trains_on_authentic_and_tests_on_the_variant(toy_systems) 
     assert 0 < table.loc["toy-memory", "p_value"] <= 1
 
 
+def test_test_variant_labels_both_test_sets_with_one_fit_per_fold(toy_systems) -> None:
+    from corpora.variants import unseen
+    from tests.bench.toy import RecordingSystem
+
+    corpus = make_corpus(12)
+    variant = Corpus("unseen:toy", unseen(corpus, seed=0).documents)
+    RecordingSystem.LOG.clear()
+    result = run(
+        _config("toy-recording", test_variant="unseen"), {"toy": corpus, "unseen:toy": variant}
+    )
+    fits = [ids for what, ids in RecordingSystem.LOG if what == "fit"]
+    RecordingSystem.LOG.clear()
+    assert len(fits) == 3  # one per fold, not one per fold and test set
+    assert {o.corpus for o in result.outcomes} == {"toy", "unseen:toy"}
+    assert all(o.ok for o in result.outcomes) and len(result.outcomes) == 6
+
+
 def test_operating_points_from_out_of_fold_scores(toy_systems) -> None:
     result = run(_config("toy-scoring,toy-capitals"), {"toy": make_corpus(12)})
     points = result.operating_points

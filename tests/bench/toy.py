@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -120,6 +121,26 @@ class ScoringSystem(MemorySystem):
         ]
 
 
+class RecordingSystem(ScoringSystem):
+    """A scoring system with a search space that logs the document ids it is given, so a
+    test can check which documents reached fitting and labelling."""
+
+    name = "toy-recording"
+    description = "test fixture: records what it sees"
+    LOG: ClassVar[list[tuple[str, tuple[str, ...]]]] = []
+
+    def search_space(self) -> dict[str, list[object]]:
+        return {"min_count": [1, 2]}
+
+    def fit(self, documents: Sequence[Document]) -> RecordingSystem:
+        self.LOG.append(("fit", tuple(d.id for d in documents)))
+        return super().fit(documents)
+
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        self.LOG.append(("label", tuple(d.id for d in documents)))
+        return super().score_tokens(documents)
+
+
 class UnavailableSystem(System):
     """Needs a tool this machine does not have."""
 
@@ -137,6 +158,7 @@ TOY_SYSTEMS = (
     PeopleOnlySystem,
     BrokenSystem,
     ScoringSystem,
+    RecordingSystem,
     UnavailableSystem,
 )
 

@@ -1,0 +1,243 @@
+"""Model selection inside the training folds (``--tune``).
+
+A default, a threshold or a cost chosen on the notes a system is scored on makes the system
+look better than it is, and one chosen on another corpus makes it look worse: ``svm``'s
+defaults (C = 0.5, PHI errors weighted 2) suit the embedded corpus, where 13 % of tokens
+are PHI, not ICU nursing notes, where 0.5 % are.  So :class:`Tuned` chooses each learned
+system's hyperparameters where a careful user would: on the training documents of each
+outer fold, and nowhere else.
+
+* Each system declares a small grid (:meth:`systems.base.System.search_space`): C and class
+  weight for the SVMs, the L2 penalty for the CRFs, the meta-SVM's C for ``multi``.
+* The training documents are split into ``inner_folds`` folds grouped like the outer ones
+  (whole patients on one side where documents carry a patient key,
+  :func:`corpora.folds.document_kfold`).  Every candidate is fitted on the inner training
+  parts and labels (and scores) the held-out part, so each training token gets an
+  out-of-fold decision from every candidate.
+* A system that scores tokens also gets its decision ``threshold`` chosen, from the pooled
+  out-of-fold scores of each candidate -- a free choice, needing no refit.
+* The candidate (and threshold) with the best objective on those out-of-fold tokens is
+  refitted on all the training documents.  :meth:`Tuned.fit` is only ever given the
+  training documents, so the test fold never reaches selection.
+
+Objectives (binary PHI vs non-PHI, token level, every token,
+:func:`bench.run_types.check_objective`): ``f2`` (the default: a missed PHI leaks, a false
+alarm only redacts a word), ``f1``, and ``precision@recall=R`` such as ``0.95`` (the best
+precision of any threshold reaching recall R, the requirement a hospital states;
+candidates that reach it rank above all that do not, which rank by recall).
+
+Cost.  Inner fits go through :mod:`systems.prediction_cache`, so a repeated run reads them;
+the SVMs' features are encoded once per process (:data:`systems.svm.FEATURE_SPACE`), so a
+candidate costs a liblinear fit; ``multi``'s candidates share their bases' fits through the
+same cache.  With the default two inner folds a candidate costs about one fit on all the
+training documents.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from bench.metrics import fbeta_from_counts, precision_recall_points
+from bench.run_types import DEFAULT_OBJECTIVE, RECALL_OBJECTIVE, check_objective
+from corpora.folds import document_kfold
+from corpora.model import OUTSIDE, Document
+from systems import prediction_cache
+from systems.base import System, Wrapper
+
+#: Inner folds of the selection (each candidate is fitted once per fold).
+INNER_FOLDS = 2
+#: The parameter tuned from out-of-fold scores rather than by refitting.
+THRESHOLD = "threshold"
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What selection maximizes, over binary PHI decisions of tokens."""
+
+    name: str
+    beta: float | None = None
+    recall_level: float | None = None
+
+    @classmethod
+    def parse(cls, name: str) -> Objective:
+        check_objective(name)
+        if name.startswith(RECALL_OBJECTIVE):
+            return cls(name, recall_level=float(name[len(RECALL_OBJECTIVE) :]))
+        return cls(name, beta=float(name[1:]))
+
+    def _value(self, precision: np.ndarray, recall: np.ndarray, positives: int) -> np.ndarray:
+        if self.beta is not None:
+            tp = recall * positives
+            fp = np.divide(tp, precision, out=np.zeros_like(tp), where=precision > 0) - tp
+            return np.asarray(fbeta_from_counts(tp, fp, positives - tp, self.beta))
+        # precision@recall=r: reaching r ranks above not reaching it (values 1 + P vs R)
+        return np.where(recall >= self.recall_level - 1e-12, 1.0 + precision, recall)
+
+    def of_labels(self, gold: np.ndarray, predicted: np.ndarray) -> float:
+        """The objective of fixed decisions (a system that does not score tokens)."""
+        tp = int(np.sum(gold & predicted))
+        positives = int(gold.sum())
+        found = int(predicted.sum())
+        precision = np.array([tp / found if found else 0.0])
+        recall = np.array([tp / positives if positives else 0.0])
+        return float(self._value(precision, recall, positives)[0])
+
+    def best_threshold(self, gold: np.ndarray, scores: np.ndarray) -> tuple[float, float | None]:
+        """(best value, the threshold giving it) over every threshold of ``scores``; the
+        threshold is ``None`` when the tokens hold no PHI (nothing to choose it by).  Among
+        equal values the highest threshold (fewest tokens redacted) wins."""
+        positives = int(np.sum(gold))
+        if positives == 0 or len(scores) == 0:
+            return 0.0, None
+        precision, recall, thresholds = precision_recall_points(gold, scores)
+        values = self._value(precision, recall, positives)
+        best = int(np.argmax(values))
+        return float(values[best]), float(thresholds[best])
+
+
+def accepts(system: System, parameter: str) -> bool:
+    """Whether ``system`` (or the system a wrapper holds) has ``parameter``."""
+    while True:
+        if parameter in system._param_names():
+            return True
+        if not isinstance(system, Wrapper):
+            return False
+        system = system.system
+
+
+def candidates(space: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the grid, parameters in sorted order, values in the order the
+    system lists them (so the first candidate is the first values of each)."""
+    names = sorted(k for k in space if k != THRESHOLD)
+    return [
+        dict(zip(names, values, strict=True))
+        for values in itertools.product(*(space[n] for n in names))
+    ]
+
+
+class Tuned(Wrapper):
+    """``system`` with its hyperparameters and threshold chosen by inner grouped
+    cross-validation on the training documents (see the module docstring).
+
+    Parameters
+    ----------
+    system:
+        The system to tune (unfitted; it is cloned for every fit).
+    objective:
+        One of :data:`bench.run_types.OBJECTIVES`.
+    group_by:
+        How inner folds group documents (the run's ``--group-by``).
+    seed:
+        Seed of the inner folds.
+    inner_folds:
+        Folds of the inner cross-validation.
+    """
+
+    def __init__(
+        self,
+        system: System,
+        objective: str = DEFAULT_OBJECTIVE,
+        group_by: str = "auto",
+        seed: int = 0,
+        inner_folds: int = INNER_FOLDS,
+    ) -> None:
+        self.system = system
+        self.objective = objective
+        self.group_by = group_by
+        self.seed = seed
+        self.inner_folds = inner_folds
+
+    def check_params(self) -> None:
+        Objective.parse(self.objective)
+        if self.inner_folds < 2:
+            raise ValueError("tuning needs inner_folds >= 2")
+        super().check_params()
+
+    def fit(self, documents: Sequence[Document]) -> Tuned:
+        documents = list(documents)
+        objective = Objective.parse(self.objective)
+        start = time.perf_counter()
+        grid = candidates(self.system.search_space()) or [{}]
+        scored = self.system.tags().scores_tokens and accepts(self.system, THRESHOLD)
+        try:
+            folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
+        except ValueError:  # fewer documents (or groups) than inner folds: nothing to select on
+            folds = []
+        if len(grid) == 1 and not scored:
+            folds = []  # one candidate and no threshold: nothing to choose
+        trials: list[dict[str, Any]] = []
+        if folds:
+            order = [i for _, test in folds for i in test]
+            held_out = [documents[i] for i in order]
+            gold = np.fromiter(
+                (t.label != OUTSIDE for d in held_out for t in d.tokens),
+                dtype=bool,
+                count=sum(len(d.tokens) for d in held_out),
+            )
+            for params in grid:
+                trials.append(self._trial(params, documents, folds, gold, objective, scored))
+        if trials:
+            best = max(trials, key=lambda t: t["value"])  # the first of equals: grid order
+        else:
+            best = {"params": grid[0], "threshold": None, "value": None}
+        chosen = dict(best["params"])
+        if best["threshold"] is not None:
+            chosen[THRESHOLD] = best["threshold"]
+        final = self.system.clone().set_params(**chosen)
+        selection = time.perf_counter() - start
+        final.fit(documents)
+        self.fitted_ = final
+        self.selection_ = {
+            "chosen": chosen,
+            "inner_score": best["value"],
+            "objective": self.objective,
+            "inner_folds": len(folds),
+            "candidates": len(trials),
+            "selection_seconds": round(selection, 3),
+        }
+        return self
+
+    def _trial(
+        self,
+        params: dict[str, Any],
+        documents: list[Document],
+        folds: list[tuple[list[int], list[int]]],
+        gold: np.ndarray,
+        objective: Objective,
+        scored: bool,
+    ) -> dict[str, Any]:
+        """One candidate's out-of-fold decisions (or scores) on every training token, and
+        its objective value there."""
+        proto = self.system.clone().set_params(**params)
+        labels: list[list[str]] = []
+        scores: list[np.ndarray] = []
+        for train, test in folds:
+            got = prediction_cache.fit_predict(
+                proto.clone(), [documents[i] for i in train], [documents[i] for i in test]
+            )
+            labels.extend(got.labels)
+            if scored and got.scores is not None:
+                scores.extend(got.scores)
+        if scored and scores:
+            value, threshold = objective.best_threshold(gold, np.concatenate(scores))
+        else:
+            predicted = np.fromiter(
+                (lab != OUTSIDE for doc in labels for lab in doc), dtype=bool, count=len(gold)
+            )
+            value, threshold = objective.of_labels(gold, predicted), None
+        return {"params": params, "threshold": threshold, "value": value}
+
+    def fitted_info(self) -> dict[str, Any]:
+        """What selection chose (``chosen``, with the threshold), its out-of-fold objective
+        value (``inner_score``), and the refitted system's own information."""
+        info = dict(getattr(self, "selection_", {}))
+        inner = super().fitted_info()
+        if inner:
+            info["system"] = inner
+        return info

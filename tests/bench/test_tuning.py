@@ -1,0 +1,158 @@
+"""Model selection inside the training folds (``--tune``) and training-set augmentation
+(``--augment``): what they choose, and that the test fold never reaches them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench.augment import Augmented
+from bench.runner import RunConfig, run
+from bench.tuning import Objective, Tuned, candidates
+from corpora.model import OUTSIDE
+from tests.bench.toy import MemorySystem, RecordingSystem, make_corpus
+
+# ------------------------------------------------------------------------ objectives
+
+#: Ten tokens, four PHI; scores rank three PHI first, then a false alarm, then the last PHI.
+GOLD = np.array([1, 1, 1, 0, 1, 0, 0, 0, 0, 0], dtype=bool)
+SCORES = np.array([9, 8, 7, 6, 5, 4, 3, 2, 1, 0], dtype=float)
+
+
+def test_f2_buys_recall_that_f1_would_not() -> None:
+    # above 6.5: P 1, R 0.75 (F1 0.857, F2 0.789); above 4.5: P 0.8, R 1 (F1 0.889, F2 0.952)
+    f1, t1 = Objective.parse("f1").best_threshold(GOLD, SCORES)
+    f2, t2 = Objective.parse("f2").best_threshold(GOLD, SCORES)
+    assert t2 == pytest.approx(4.5) and f2 == pytest.approx(0.952, abs=1e-3)
+    assert t1 == pytest.approx(4.5) and f1 == pytest.approx(0.889, abs=1e-3)
+    late = np.array([1, 1, 1, 0, 0, 0, 1, 0, 0, 0], dtype=bool)  # the last PHI after 3 others
+    _, t1 = Objective.parse("f1").best_threshold(late, SCORES)
+    _, t2 = Objective.parse("f2").best_threshold(late, SCORES)
+    assert t1 == pytest.approx(6.5)  # F1 0.857 stops before the false alarms (0.727 after)
+    assert t2 == pytest.approx(2.5)  # F2 pays three false alarms for it (0.869 vs 0.789)
+
+
+def test_precision_at_recall_ranks_reaching_the_level_first() -> None:
+    objective = Objective.parse("precision@recall=0.95")
+    value, threshold = objective.best_threshold(GOLD, SCORES)
+    assert threshold == pytest.approx(4.5) and value == pytest.approx(1.8)  # 1 + P 0.8
+    # fixed decisions that miss a PHI token rank below any that reach the level
+    missing = objective.of_labels(GOLD, np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0], bool))
+    reaching = objective.of_labels(GOLD, np.ones(10, bool))
+    assert missing == pytest.approx(0.75) and reaching == pytest.approx(1.4)
+    assert reaching > missing
+
+
+def test_no_phi_means_no_threshold() -> None:
+    assert Objective.parse("f2").best_threshold(np.zeros(4, bool), np.arange(4.0)) == (0.0, None)
+    with pytest.raises(ValueError, match="unknown objective"):
+        Objective.parse("f3")
+
+
+def test_grid_in_sorted_parameter_order_without_threshold() -> None:
+    grid = candidates({"C": [1, 2], "class_weight": ["x"], "threshold": [0.0]})
+    assert grid == [{"C": 1, "class_weight": "x"}, {"C": 2, "class_weight": "x"}]
+
+
+# ------------------------------------------------------------------------ the wrapper
+
+
+def _fits(log: list[tuple[str, tuple[str, ...]]]) -> list[tuple[set[str], set[str]]]:
+    """(documents fitted on, documents labelled by that model) for each fit in the log."""
+    out: list[tuple[set[str], set[str]]] = []
+    for what, ids in log:
+        if what == "fit":
+            out.append((set(ids), set()))
+        else:
+            out[-1][1].update(ids)
+    return out
+
+
+@pytest.fixture
+def recorded():
+    RecordingSystem.LOG.clear()
+    yield RecordingSystem.LOG
+    RecordingSystem.LOG.clear()
+
+
+def test_selection_sees_only_training_documents_grouped_by_patient(recorded) -> None:
+    corpus = make_corpus(16, notes_per_patient=2)
+    docs = list(corpus.documents)
+    train, test = docs[:12], docs[12:]
+    patient = {d.id: d.metadata["patient"] for d in docs}
+    tuned = Tuned(RecordingSystem(), objective="f2", seed=0).fit(train)
+    seen_in_fit = {i for _, ids in recorded for i in ids}
+    assert seen_in_fit <= {d.id for d in train}  # the test notes never reached selection
+    # every inner fit and what that model labelled: no patient on both sides
+    *inner, final = _fits(recorded)
+    assert len(inner) == 2 * 2  # two candidates x two inner folds
+    for fitted_on, labelled in inner:
+        assert labelled and {patient[i] for i in fitted_on}.isdisjoint(patient[i] for i in labelled)
+    assert final == ({d.id for d in train}, set())  # the chosen candidate refitted on all
+    info = tuned.fitted_info()
+    assert info["candidates"] == 2 and info["inner_folds"] == 2
+    assert set(info["chosen"]) == {"min_count", "threshold"}
+    # the toy corpus cycles through ten names, so held-out notes have names the inner model
+    # never saw: only a threshold below the capitalized-word score (1) finds them
+    assert 0.0 < info["chosen"]["threshold"] < 1.0
+    recorded.clear()
+    labels_out = tuned.predict(test)
+    assert len(labels_out) == len(test)
+    assert {ids for _, ids in recorded} == {tuple(d.id for d in test)}
+
+
+def test_tuning_a_system_without_scores_or_grid_just_fits() -> None:
+    docs = list(make_corpus(6).documents)
+    tuned = Tuned(MemorySystem()).fit(docs)
+    assert tuned.fitted_info()["candidates"] == 0
+    assert tuned.predict(docs[:1]) == MemorySystem().fit(docs).predict(docs[:1])
+
+
+def test_augmented_training_adds_transformed_copies_of_training_documents(recorded) -> None:
+    docs = list(make_corpus(6).documents)
+    model = Augmented(RecordingSystem(), variants=("unseen", "surrogate"), seed=0).fit(docs)
+    (what, ids), *_ = recorded
+    assert what == "fit" and len(ids) == 3 * len(docs)
+    assert ids[: len(docs)] == tuple(d.id for d in docs)
+    assert {i.rsplit("+", 1)[1] for i in ids[len(docs) :]} == {"unseen", "surrogate"}
+    assert model.fitted_info()["augmented_copies"] == 2 * len(docs)
+    # the copies carry other names: the memorizer learned words no original holds
+    names = {t.text.lower() for d in docs for t in d.tokens if t.label != OUTSIDE}
+    assert set(model.fitted_.memory_) - names
+
+
+def test_augmentation_inside_tuning_copies_each_inner_training_part_only(recorded) -> None:
+    corpus = make_corpus(12, notes_per_patient=3)
+    docs = list(corpus.documents)
+    Tuned(Augmented(RecordingSystem(), variants=("unseen",)), seed=0).fit(docs)
+    *inner, (final, _) = _fits(recorded)
+    assert len(inner) == 2 * 2 and len(final) == 2 * len(docs)  # 2 candidates x 2 folds
+    for fitted_on, labelled in inner:
+        originals = {i for i in fitted_on if "+" not in i}
+        assert {i.split("+")[0] for i in fitted_on} == originals  # copies of its own part
+        assert labelled and originals.isdisjoint(labelled)
+        assert all("+" not in i for i in labelled)  # held-out notes are never transformed
+
+
+# ------------------------------------------------------------------------ through the runner
+
+
+def test_run_records_what_each_fold_chose(toy_systems) -> None:
+    config = RunConfig(
+        systems=["toy-recording,toy-capitals"],
+        corpora=["toy"],
+        folds=3,
+        show_progress=False,
+        n_resamples=0,
+        n_shuffles=50,
+        tune=True,
+        augment=("unseen",),
+    )
+    result = run(config, {"toy": make_corpus(18, notes_per_patient=2)})
+    tuned = [o for o in result.outcomes if o.system == "toy-recording"]
+    assert len(tuned) == 3
+    for o in tuned:
+        assert set(o.info["chosen"]) == {"min_count", "threshold"}
+        assert o.info["system"]["augmented_copies"] > 0
+    rules = [o for o in result.outcomes if o.system == "toy-capitals"]
+    assert all("chosen" not in o.info for o in rules)  # rule systems are not wrapped
