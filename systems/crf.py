@@ -21,16 +21,27 @@ step handle ~300-token chains; ``sequence="document"`` is kept for comparing the
 starts, so two adjacent names stay two entities); :meth:`System.predict` strips the prefix
 back to one category per token, as the token interface wants.
 
+**Scores.** A CRF is a conditional distribution over label sequences, so the marginal
+``P(y_i = O | sentence)`` (forward-backward, computed by CRFsuite) says how sure the model
+is that token ``i`` is not PHI; :meth:`CrfSystem.score_tokens` gives ``1 - P(O)``.  The
+Viterbi path and the per-token marginals can disagree (the best sequence need not be made
+of the best tokens); ``threshold=None`` keeps Viterbi labels, a number ``t`` labels a token
+PHI when its score exceeds ``t``: the precision-for-recall trade Tafvizi (2011, §7.2.1)
+recommends profiling, since in de-identification recall matters more than precision.
+
 .. _sklearn-crfsuite: https://sklearn-crfsuite.readthedocs.io
 """
 
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
 
 from corpora.model import OUTSIDE, Document
 from systems.base import System, register
@@ -185,6 +196,7 @@ class CrfLearner:
 
     def __init__(
         self,
+        *,
         c1: float = 0.1,
         c2: float = DEFAULT_C2,
         max_iterations: int = DEFAULT_EPOCHS,
@@ -261,20 +273,83 @@ class CrfLearner:
             pos += n
         return out
 
+    def predict_scored(
+        self, documents: Sequence[Document], rows: Rows, threshold: float | None = None
+    ) -> tuple[list[list[str]], list[np.ndarray]]:
+        """Category labels and per-token ``1 - P(O | sequence)`` from one pass over the
+        sequences (each is ``Tagger.set`` once; CRFsuite then runs forward-backward once and
+        answers every ``marginal`` call from it).
+
+        ``threshold=None``: the Viterbi labels, exactly those of :meth:`predict`.  A number:
+        tokens scoring above it take the category whose ``B-`` plus ``I-`` marginals are
+        highest, the others ``O``; a model that never saw ``O`` scores every token 1.
+
+        Only ``P(O)`` is read for every token (one ``marginal`` call), the other labels'
+        marginals only where a category is needed: reading all of them through
+        ``Tagger.marginal`` (or sklearn-crfsuite's ``predict_marginals``, which makes the
+        same calls and builds a dict per token) cost 5-6x a Viterbi ``predict`` of 100
+        embedded notes (36,000 tokens, features cached), reading ``P(O)`` alone 1.5x.
+        """
+        if self.model is None:
+            raise RuntimeError("CrfLearner.predict_scored called before fit")
+        tagger = self.model.tagger_
+        tags = list(tagger.labels())
+        has_outside = OUTSIDE in tags
+        phi_tags = [t for t in tags if t != OUTSIDE]
+        categories = sorted(set(from_bio(phi_tags)))
+        # (PHI tags, categories) one-hot: B-X and I-X both add to X's marginal
+        to_category = np.zeros((len(phi_tags), len(categories)))
+        for j, c in enumerate(from_bio(phi_tags)):
+            to_category[j, categories.index(c)] = 1.0
+        marginal = tagger.marginal
+        xs, _ = self._sequences(documents, rows)
+        labels: list[str] = []
+        scores: list[np.ndarray] = []
+        for x in xs:
+            tagger.set(x)
+            m = len(x)
+            if has_outside:
+                p_o = np.fromiter((marginal(OUTSIDE, t) for t in range(m)), float, count=m)
+            else:
+                p_o = np.zeros(m)
+            score = np.clip(1.0 - p_o, 0.0, 1.0)
+            scores.append(score)
+            if threshold is None:
+                labels.extend(from_bio(tagger.tag()))
+                continue
+            seq_labels = [OUTSIDE] * m
+            if categories:
+                for t in np.flatnonzero(score > threshold).tolist():
+                    p = np.fromiter((marginal(y, t) for y in phi_tags), float, len(phi_tags))
+                    seq_labels[t] = categories[int((p @ to_category).argmax())]
+            labels.extend(seq_labels)
+        flat = np.concatenate(scores) if scores else np.zeros(0)
+        out_labels: list[list[str]] = []
+        out_scores: list[np.ndarray] = []
+        pos = 0
+        for doc in documents:
+            n = len(doc.tokens)
+            out_labels.append(labels[pos : pos + n])
+            out_scores.append(flat[pos : pos + n])
+            pos += n
+        return out_labels, out_scores
+
 
 class CrfSystem(System):
     """Shared body of the CRF systems: features -> (two-stage) :class:`CrfLearner`.
 
-    Subclasses say which feature classes they use (:meth:`feature_classes`).  Parameters:
-    ``c1``/``c2`` the L1/L2 penalties (``c1`` for L-BFGS only) and ``max_iterations`` the
-    epochs (SGD, perceptron) or iterations (L-BFGS) of CRFsuite;
-    ``sequence`` ``"sentence"`` or ``"document"``; ``dictionaries`` an extra word-list
-    directory for systems with dictionary features; ``two_stage`` the Illinois second pass
-    with ``inner_folds`` jackknife folds shuffled by ``seed``; ``algorithm`` ``"lbfgs"`` (a
-    CRF proper) or ``"ap"`` (CRFsuite's averaged perceptron over the same chain and
-    features, ``max_iterations`` epochs; ``c1``/``c2`` are then unused) -- the learner of
-    the Illinois tagger, which Ratinov & Roth (2009) train as a regularized averaged
-    perceptron.
+    Subclasses say which feature classes they use (:meth:`feature_classes`).  Parameters
+    (keyword-only, like every CRF constructor here): ``c1``/``c2`` the L1/L2 penalties
+    (``c1`` for L-BFGS only) and ``max_iterations`` the epochs (SGD, perceptron) or
+    iterations (L-BFGS) of CRFsuite; ``sequence`` ``"sentence"`` or ``"document"``;
+    ``dictionaries`` an extra word-list directory for systems with dictionary features;
+    ``two_stage`` the Illinois second pass with ``inner_folds`` jackknife folds shuffled by
+    ``seed``; ``algorithm`` ``"l2sgd"`` (the default), ``"lbfgs"`` or ``"ap"`` (CRFsuite's
+    averaged perceptron over the same chain and features, ``max_iterations`` epochs;
+    ``c1``/``c2`` are then unused) -- the learner of the Illinois tagger, which Ratinov &
+    Roth (2009) train as a regularized averaged perceptron; ``threshold`` ``None`` for
+    Viterbi labels, or a number: PHI where :meth:`score_tokens` exceeds it (see the module
+    docstring).
     """
 
     requires_training: ClassVar[bool] = True
@@ -282,6 +357,7 @@ class CrfSystem(System):
 
     def __init__(
         self,
+        *,
         c1: float = 0.1,
         c2: float = DEFAULT_C2,
         max_iterations: int = DEFAULT_EPOCHS,
@@ -291,6 +367,7 @@ class CrfSystem(System):
         inner_folds: int = 2,
         seed: int = 0,
         algorithm: str = DEFAULT_ALGORITHM,
+        threshold: float | None = None,
     ) -> None:
         self.c1 = c1
         self.c2 = c2
@@ -301,6 +378,34 @@ class CrfSystem(System):
         self.inner_folds = inner_folds
         self.seed = seed
         self.algorithm = algorithm
+        self.threshold = threshold
+
+    def check_params(self) -> None:
+        if self.sequence not in SEQUENCE_MODES:
+            raise ValueError(f"sequence must be one of {SEQUENCE_MODES}, not {self.sequence!r}")
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, not {self.algorithm!r}")
+        if self.threshold is not None and (
+            isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real)
+        ):
+            raise ValueError(f"threshold must be a number or None, not {self.threshold!r}")
+
+    def search_space(self) -> dict[str, list[Any]]:
+        """The L2 penalty, a decade either side of :data:`DEFAULT_C2`; the threshold is
+        chosen by the tuner from out-of-fold scores.
+
+        ``max_iterations`` is left out: on the embedded ``authentic`` corpus (first 300
+        notes, 3 folds of 200 training / 100 test notes, token PHI F1) 5, 10 and 20 SGD
+        epochs gave ``crf`` 0.961, 0.963, 0.962 and ``mist`` 0.967, 0.970, 0.971, not
+        worth multiplying the grid (each point is a refit per inner fold); c2 = 0.001,
+        0.01, 0.1 gave ``crf`` 0.963, 0.963, 0.961 and ``mist`` 0.970, 0.970, 0.968: little
+        either way here, and the penalty is kept because its best value depends on the
+        amount of training data, which differs between corpora.  With
+        ``algorithm="ap"`` the penalties are unused, so nothing is searched.
+        """
+        if self.algorithm == "ap":
+            return {}
+        return {"c2": [0.001, 0.01, 0.1]}
 
     def feature_classes(self) -> tuple[FeatureClass, ...]:
         raise NotImplementedError
@@ -311,10 +416,10 @@ class CrfSystem(System):
 
     def _make_learner(self) -> CrfLearner:
         return CrfLearner(
-            self.c1,
-            self.c2,
-            self.max_iterations,
-            self.sequence,
+            c1=self.c1,
+            c2=self.c2,
+            max_iterations=self.max_iterations,
+            sequence=self.sequence,
             algorithm=self.algorithm,
             seed=self.seed,
         )
@@ -335,6 +440,12 @@ class CrfSystem(System):
             return self.features(documents)
         return encoded_rows(self.feature_classes(), documents, self.sequence)
 
+    def _fitted(self) -> Any:
+        learner = getattr(self, "learner_", None)
+        if learner is None:
+            raise RuntimeError(f"{type(self).__name__}.predict called before fit")
+        return learner
+
     def fit(self, documents: Sequence[Document]) -> CrfSystem:
         documents = list(documents)
         learner = self._learner()
@@ -343,11 +454,41 @@ class CrfSystem(System):
         return self
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
-        learner = getattr(self, "learner_", None)
-        if learner is None:
-            raise RuntimeError(f"{type(self).__name__}.predict called before fit")
+        learner = self._fitted()
+        if self.threshold is not None:
+            return self.predict_scored(documents)[0]
         documents = list(documents)
         return learner.predict(documents, self._rows(documents))
+
+    def _scored(self, documents: Sequence[Document]) -> tuple[list[list[str]], list[np.ndarray]]:
+        """Labels and scores of the (second-stage, for ``two_stage``) CRF: the first stage
+        still labels by Viterbi, since its labels are the second stage's features and were
+        trained as such (:meth:`systems.illinois.TwoStage.predict_scored`)."""
+        learner = self._fitted()
+        documents = list(documents)
+        labels: list[list[str]]
+        scores: list[np.ndarray]
+        labels, scores = learner.predict_scored(
+            documents, self._rows(documents), threshold=self.threshold
+        )
+        return labels, scores
+
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        """Per document, each token's ``1 - P(O | sentence)`` from CRFsuite's marginals.
+
+        With ``algorithm="ap"`` CRFsuite reads the perceptron's weights as log-potentials,
+        which they were never scaled to be: the marginals are nearly all 0 or 1 (0.2 % of
+        the tokens of 100 embedded notes strictly between 0.01 and 0.99 for the Illinois
+        configuration, 7 % for ``crf``), so such scores give a coarse precision-recall
+        curve and little room for a tuned threshold."""
+        return self._scored(documents)[1]
+
+    def predict_scored(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray]]:
+        """Labels and scores from one tagging pass: Viterbi labels when ``threshold`` is
+        ``None`` (identical to :meth:`predict`), else the thresholded marginals."""
+        return self._scored(documents)
 
 
 @register
@@ -368,6 +509,7 @@ class StanfordCrf(CrfSystem):
 
     def __init__(
         self,
+        *,
         c1: float = 0.1,
         c2: float = DEFAULT_C2,
         max_iterations: int = DEFAULT_EPOCHS,
@@ -377,9 +519,18 @@ class StanfordCrf(CrfSystem):
         seed: int = 0,
         feature_set: str = "stanford",
         algorithm: str = DEFAULT_ALGORITHM,
+        threshold: float | None = None,
     ) -> None:
         super().__init__(
-            c1, c2, max_iterations, sequence, None, two_stage, inner_folds, seed, algorithm
+            c1=c1,
+            c2=c2,
+            max_iterations=max_iterations,
+            sequence=sequence,
+            two_stage=two_stage,
+            inner_folds=inner_folds,
+            seed=seed,
+            algorithm=algorithm,
+            threshold=threshold,
         )
         self.feature_set = feature_set
 

@@ -20,7 +20,9 @@ The machinery only needs a *learner*: anything with
     predict(documents, rows) -> list[list[str]]
 
 where ``rows[d][i]`` is the feature dict of token ``i`` of document ``d`` and labels are the
-category labels (``O``, ``PATIENT``, ...).  :class:`systems.crf.CrfLearner` is one; an SVM
+category labels (``O``, ``PATIENT``, ...); a learner that also has
+``predict_scored(documents, rows, ...)`` can be scored through
+:meth:`TwoStage.predict_scored`.  :class:`systems.crf.CrfLearner` is both; an SVM
 adopts the option by wrapping its vectorizer + classifier in the same two methods and
 passing a factory to :class:`TwoStage` (see its docstring).
 """
@@ -163,3 +165,17 @@ class TwoStage:
             raise RuntimeError("TwoStage.predict called before fit")
         first = self.first_stage(documents, rows)
         return self.second.predict(documents, augment_rows(documents, rows, first, self.context))
+
+    def predict_scored(self, documents: Sequence[Document], rows: Rows, **options: Any) -> Any:
+        """The second learner's ``predict_scored`` (labels and token scores, e.g.
+        :meth:`systems.crf.CrfLearner.predict_scored`, given ``options``) over rows
+        augmented with the first learner's *labels*: the second stage was trained on
+        first-stage labels, so those stay hard decisions and only the final pass is
+        scored."""
+        if self.second is None:
+            raise RuntimeError("TwoStage.predict called before fit")
+        scorer = getattr(self.second, "predict_scored", None)
+        if scorer is None:
+            raise TypeError(f"{type(self.second).__name__} has no predict_scored")
+        first = self.first_stage(documents, rows)
+        return scorer(documents, augment_rows(documents, rows, first, self.context), **options)

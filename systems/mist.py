@@ -40,6 +40,7 @@ class MistCrf(CrfSystem):
 
     def __init__(
         self,
+        *,
         c1: float = 0.1,
         c2: float = DEFAULT_C2,
         max_iterations: int = DEFAULT_EPOCHS,
@@ -50,9 +51,19 @@ class MistCrf(CrfSystem):
         seed: int = 0,
         lexical: bool = True,
         algorithm: str = DEFAULT_ALGORITHM,
+        threshold: float | None = None,
     ) -> None:
         super().__init__(
-            c1, c2, max_iterations, sequence, dictionaries, two_stage, inner_folds, seed, algorithm
+            c1=c1,
+            c2=c2,
+            max_iterations=max_iterations,
+            sequence=sequence,
+            dictionaries=dictionaries,
+            two_stage=two_stage,
+            inner_folds=inner_folds,
+            seed=seed,
+            algorithm=algorithm,
+            threshold=threshold,
         )
         self.lexical = lexical
 

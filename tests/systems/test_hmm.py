@@ -142,7 +142,7 @@ def test_deterministic_and_registered() -> None:
     b = get_system("hmm", seed=3).fit(docs).predict(test)
     assert a == b
     m = IdentiFinderHMM(min_count=3)
-    assert m.clone().get_params() == {"min_count": 3, "seed": 0}
+    assert m.clone().get_params() == {"min_count": 3, "seed": 0, "threshold": None}
 
 
 def test_probabilities_are_normalized(model: IdentiFinderHMM) -> None:
