@@ -14,7 +14,9 @@ are replaced in each argument:
 ``{python}``  the Python interpreter running the harness (for tools written in Python)
 
 Each note runs in a fresh temporary directory (the tool's working directory), removed
-afterwards.  A note the tool crashes on (non-zero exit), hangs on (``timeout`` seconds) or
+afterwards, so a tool that writes files beside itself leaves nothing behind.  A relative
+path in the command (``{python} redact.py``) is read from ``base_dir``: the directory of
+the TOML file that names the tool, or else the directory the harness was started in.  A note the tool crashes on (non-zero exit), hangs on (``timeout`` seconds) or
 answers with output that reads neither as spans nor as the note redacted is a named error
 for that note, scored as ``on_error`` says (:mod:`systems.external`); the other notes and
 systems go on.
@@ -83,6 +85,9 @@ class CommandSystem(ExternalSystem):
         ``redact`` or ``fail`` (:mod:`systems.external`).
     tool:
         The name used in messages (a preset's own name).
+    base_dir:
+        Where relative paths in ``cmd`` are found ("": the directory the harness was
+        started in; a TOML file's presets: that file's directory).
     """
 
     name = "command"
@@ -99,6 +104,7 @@ class CommandSystem(ExternalSystem):
         min_kept: float = 0.1,
         on_error: str = "redact",
         tool: str = "",
+        base_dir: str = "",
     ) -> None:
         self.cmd = cmd
         self.output = output
@@ -108,6 +114,7 @@ class CommandSystem(ExternalSystem):
         self.min_kept = min_kept
         self.on_error = on_error
         self.tool = tool
+        self.base_dir = base_dir
 
     def check_params(self) -> None:
         super().check_params()
@@ -129,9 +136,20 @@ class CommandSystem(ExternalSystem):
     def runs_as(self) -> str:
         return f"`{self.cmd}` once per note, output read as {self.output}"
 
+    def _words(self) -> list[str]:
+        """The command's words, with relative paths to existing files made absolute
+        against ``base_dir`` (the tool runs in a temporary directory)."""
+        base = Path(self.base_dir or os.getcwd())
+        out = []
+        for w in shlex.split(self.cmd):
+            if "{" not in w and not os.path.isabs(w) and (base / w).is_file():
+                w = str((base / w).resolve())
+            out.append(w)
+        return out
+
     def tool_fingerprint(self) -> str:
         try:
-            words = shlex.split(self.cmd)
+            words = self._words()
         except ValueError:
             return ""
         files = [w for w in words if "{" not in w and Path(w).is_file()]
@@ -139,7 +157,7 @@ class CommandSystem(ExternalSystem):
 
     def _argv(self, workdir: Path) -> tuple[list[str], bool, bool]:
         """The command for one note, and whether it reads a file / writes a file."""
-        words = shlex.split(self.cmd)
+        words = self._words()
         uses_input = any("{input}" in w for w in words)
         uses_output = any("{output}" in w for w in words)
         values = {
@@ -232,6 +250,8 @@ def load_presets(path: str | os.PathLike[str]) -> list[Preset]:
             raise PeerFileError(f"{where}: {kind!r} is not a registered external system")
         if "tool" in cls._param_names():
             params.setdefault("tool", name)
+        if "base_dir" in cls._param_names():
+            params.setdefault("base_dir", str(file.resolve().parent))
         try:
             params = params_from_mapping(cls, params)
             cls(**params).check_params()
