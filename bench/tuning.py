@@ -173,12 +173,10 @@ class Tuned(Wrapper):
             folds = []  # one candidate and no threshold: nothing to choose
         trials: list[dict[str, Any]] = []
         if folds:
-            order = [i for _, test in folds for i in test]
-            held_out = [documents[i] for i in order]
             gold = np.fromiter(
-                (t.label != OUTSIDE for d in held_out for t in d.tokens),
+                (t.label != OUTSIDE for d in documents for t in d.tokens),
                 dtype=bool,
-                count=sum(len(d.tokens) for d in held_out),
+                count=sum(len(d.tokens) for d in documents),
             )
             for params in grid:
                 trials.append(self._trial(params, documents, folds, gold, objective, scored))
@@ -214,21 +212,13 @@ class Tuned(Wrapper):
     ) -> dict[str, Any]:
         """One candidate's out-of-fold decisions (or scores) on every training token, and
         its objective value there."""
-        proto = self.system.clone().set_params(**params)
-        labels: list[list[str]] = []
-        scores: list[np.ndarray] = []
-        for train, test in folds:
-            got = prediction_cache.fit_predict(
-                proto.clone(), [documents[i] for i in train], [documents[i] for i in test]
-            )
-            labels.extend(got.labels)
-            if scored and got.scores is not None:
-                scores.extend(got.scores)
-        if scored and scores:
-            value, threshold = objective.best_threshold(gold, np.concatenate(scores))
+        candidate = self.system.clone().set_params(**params)
+        got = prediction_cache.out_of_fold(candidate, documents, folds)
+        if scored and got.scores is not None:
+            value, threshold = objective.best_threshold(gold, np.concatenate(got.scores))
         else:
             predicted = np.fromiter(
-                (lab != OUTSIDE for doc in labels for lab in doc), dtype=bool, count=len(gold)
+                (lab != OUTSIDE for doc in got.labels for lab in doc), dtype=bool, count=len(gold)
             )
             value, threshold = objective.of_labels(gold, predicted), None
         return {"params": params, "threshold": threshold, "value": value}

@@ -16,8 +16,10 @@ are replaced in each argument:
 Each note runs in a fresh temporary directory (the tool's working directory), removed
 afterwards, so a tool that writes files beside itself leaves nothing behind.  A relative
 path in the command (``{python} redact.py``) is read from ``base_dir``: the directory of
-the TOML file that names the tool, or else the directory the harness was started in.  A note the tool crashes on (non-zero exit), hangs on (``timeout`` seconds) or
-answers with output that reads neither as spans nor as the note redacted is a named error
+the TOML file that names the tool, or else the directory the harness was started in.
+
+A note the tool crashes on (non-zero exit), hangs on (``timeout`` seconds) or answers with
+output that reads neither as spans nor as the note redacted is a named error
 for that note, scored as ``on_error`` says (:mod:`systems.external`); the other notes and
 systems go on.
 

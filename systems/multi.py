@@ -218,19 +218,9 @@ class MultiDeidentifier(System):
         """Base ``i``'s labels of every training document, from a model that never saw it
         (rule systems are simply applied)."""
         _, system, params = self.base_specs_[i]
-        base = self._make_base(system, params)
-        if not base.tags().requires_training:
-            return prediction_cache.fit_predict(base, [], documents).labels
-        labels: list[list[str]] = [[] for _ in documents]
-        for train_idx, test_idx in folds:
-            got = prediction_cache.fit_predict(
-                self._make_base(system, params),
-                [documents[j] for j in train_idx],
-                [documents[j] for j in test_idx],
-            )
-            for j, p in zip(test_idx, got.labels, strict=True):
-                labels[j] = p
-        return labels
+        return prediction_cache.out_of_fold(
+            self._make_base(system, params), documents, folds
+        ).labels
 
     def _base_labels(self, i: int, documents: Sequence[Document]) -> list[list[str]]:
         """Base ``i`` trained on all training documents, labelling ``documents``: from the

@@ -163,6 +163,31 @@ def fit_predict_many(
     return [p for p in out if p is not None]
 
 
+def out_of_fold(
+    system: System, documents: Sequence[Document], folds: Sequence[tuple[list[int], list[int]]]
+) -> Prediction:
+    """Every document labelled (and scored, where the system scores tokens) by a clone of
+    ``system`` fitted on the folds that leave it out: the decisions a stacked system learns
+    from and a tuned system is selected on, each one what the system would do on a note it
+    never saw.  ``folds`` partition ``documents`` (:func:`corpora.folds.document_kfold`);
+    a rule system is simply applied.  Results come in document order."""
+    if not system.tags().requires_training:
+        return fit_predict(system, [], documents)
+    labels: list[list[str]] = [[] for _ in documents]
+    scores: list[np.ndarray] | None = [np.empty(0, np.float32) for _ in documents]
+    for train, test in folds:
+        got = fit_predict(
+            system.clone(), [documents[i] for i in train], [documents[i] for i in test]
+        )
+        for j, i in enumerate(test):
+            labels[i] = got.labels[j]
+            if scores is not None and got.scores is not None:
+                scores[i] = got.scores[j]
+            else:
+                scores = None
+    return Prediction(labels, scores)
+
+
 def _well_formed(value: Prediction, test: Sequence[Document]) -> bool:
     """A cached value is trusted only if it lines up with the test documents."""
     labels = value.labels
