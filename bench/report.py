@@ -498,7 +498,8 @@ def render_report(
             "",
             "Hyperparameters and decision thresholds selected by an inner cross-validation on "
             "each outer fold's training documents only (the test fold never reaches "
-            f"selection), objective `{info.get('objective')}`.",
+            f"selection), objective `{info.get('objective')}`.  Inner score, P and R are the "
+            "chosen candidate's, on the out-of-fold decisions of the training documents.",
             "",
             table,
             "",
@@ -695,6 +696,7 @@ def tuned_table(info: Mapping[str, Any]) -> str | None:
         if not chosen:
             continue
         score = fitted.get("inner_score")
+        p, r = fitted.get("inner_precision"), fitted.get("inner_recall")
         rows.append(
             [
                 cell["system"],
@@ -702,11 +704,12 @@ def tuned_table(info: Mapping[str, Any]) -> str | None:
                 str(cell["fold"]),
                 ", ".join(f"{k}={_value(v)}" for k, v in sorted(chosen.items())),
                 "" if score is None else f"{score:.3f}",
+                "" if p is None or r is None else f"{_pct(p)} / {_pct(r)}",
             ]
         )
     if not rows:
         return None
-    return _md_table(rows, ["System", "Corpus", "Fold", "Chosen", "Inner score"])
+    return _md_table(rows, ["System", "Corpus", "Fold", "Chosen", "Inner score", "Inner P / R"])
 
 
 def learning_curve_table(lc: pd.DataFrame) -> str:

@@ -79,26 +79,43 @@ class Objective:
         # precision@recall=r: reaching r ranks above not reaching it (values 1 + P vs R)
         return np.where(recall >= self.recall_level - 1e-12, 1.0 + precision, recall)
 
-    def of_labels(self, gold: np.ndarray, predicted: np.ndarray) -> float:
+    def of_labels(self, gold: np.ndarray, predicted: np.ndarray) -> Point:
         """The objective of fixed decisions (a system that does not score tokens)."""
         tp = int(np.sum(gold & predicted))
         positives = int(gold.sum())
         found = int(predicted.sum())
-        precision = np.array([tp / found if found else 0.0])
-        recall = np.array([tp / positives if positives else 0.0])
-        return float(self._value(precision, recall, positives)[0])
+        precision = tp / found if found else 0.0
+        recall = tp / positives if positives else 0.0
+        value = self._value(np.array([precision]), np.array([recall]), positives)[0]
+        return Point(float(value), None, precision, recall)
 
-    def best_threshold(self, gold: np.ndarray, scores: np.ndarray) -> tuple[float, float | None]:
-        """(best value, the threshold giving it) over every threshold of ``scores``; the
-        threshold is ``None`` when the tokens hold no PHI (nothing to choose it by).  Among
-        equal values the highest threshold (fewest tokens redacted) wins."""
+    def best_threshold(self, gold: np.ndarray, scores: np.ndarray) -> Point:
+        """The best value over every threshold of ``scores``, with that threshold (``None``
+        when the tokens hold no PHI: nothing to choose it by).  Among equal values the
+        highest threshold (fewest tokens redacted) wins."""
         positives = int(np.sum(gold))
         if positives == 0 or len(scores) == 0:
-            return 0.0, None
+            return Point(0.0, None, 0.0, 0.0)
         precision, recall, thresholds = precision_recall_points(gold, scores)
         values = self._value(precision, recall, positives)
         best = int(np.argmax(values))
-        return float(values[best]), float(thresholds[best])
+        return Point(
+            float(values[best]),
+            float(thresholds[best]),
+            float(precision[best]),
+            float(recall[best]),
+        )
+
+
+@dataclass(frozen=True)
+class Point:
+    """A candidate's objective value on the out-of-fold tokens, the threshold that gives it
+    (``None``: the system's own decisions), and precision and recall there."""
+
+    value: float
+    threshold: float | None
+    precision: float
+    recall: float
 
 
 def accepts(system: System, parameter: str) -> bool:
@@ -171,7 +188,7 @@ class Tuned(Wrapper):
             folds = []
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose
-        trials: list[dict[str, Any]] = []
+        trials: list[tuple[dict[str, Any], Point]] = []
         if folds:
             gold = np.fromiter(
                 (t.label != OUTSIDE for d in documents for t in d.tokens),
@@ -179,21 +196,25 @@ class Tuned(Wrapper):
                 count=sum(len(d.tokens) for d in documents),
             )
             for params in grid:
-                trials.append(self._trial(params, documents, folds, gold, objective, scored))
+                trials.append(
+                    (params, self._trial(params, documents, folds, gold, objective, scored))
+                )
+        chosen = dict(grid[0])
+        best: Point | None = None
         if trials:
-            best = max(trials, key=lambda t: t["value"])  # the first of equals: grid order
-        else:
-            best = {"params": grid[0], "threshold": None, "value": None}
-        chosen = dict(best["params"])
-        if best["threshold"] is not None:
-            chosen[THRESHOLD] = best["threshold"]
+            params, best = max(trials, key=lambda t: t[1].value)  # the first of equals
+            chosen = dict(params)
+            if best.threshold is not None:
+                chosen[THRESHOLD] = best.threshold
         final = self.system.clone().set_params(**chosen)
         selection = time.perf_counter() - start
         final.fit(documents)
         self.fitted_ = final
         self.selection_ = {
             "chosen": chosen,
-            "inner_score": best["value"],
+            "inner_score": None if best is None else best.value,
+            "inner_precision": None if best is None else best.precision,
+            "inner_recall": None if best is None else best.recall,
             "objective": self.objective,
             "inner_folds": len(folds),
             "candidates": len(trials),
@@ -209,19 +230,17 @@ class Tuned(Wrapper):
         gold: np.ndarray,
         objective: Objective,
         scored: bool,
-    ) -> dict[str, Any]:
+    ) -> Point:
         """One candidate's out-of-fold decisions (or scores) on every training token, and
         its objective value there."""
         candidate = self.system.clone().set_params(**params)
         got = prediction_cache.out_of_fold(candidate, documents, folds)
         if scored and got.scores is not None:
-            value, threshold = objective.best_threshold(gold, np.concatenate(got.scores))
-        else:
-            predicted = np.fromiter(
-                (lab != OUTSIDE for doc in got.labels for lab in doc), dtype=bool, count=len(gold)
-            )
-            value, threshold = objective.of_labels(gold, predicted), None
-        return {"params": params, "threshold": threshold, "value": value}
+            return objective.best_threshold(gold, np.concatenate(got.scores))
+        predicted = np.fromiter(
+            (lab != OUTSIDE for doc in got.labels for lab in doc), dtype=bool, count=len(gold)
+        )
+        return objective.of_labels(gold, predicted)
 
     def fitted_info(self) -> dict[str, Any]:
         """What selection chose (``chosen``, with the threshold), its out-of-fold objective

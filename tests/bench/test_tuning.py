@@ -21,30 +21,32 @@ SCORES = np.array([9, 8, 7, 6, 5, 4, 3, 2, 1, 0], dtype=float)
 
 def test_f2_buys_recall_that_f1_would_not() -> None:
     # above 6.5: P 1, R 0.75 (F1 0.857, F2 0.789); above 4.5: P 0.8, R 1 (F1 0.889, F2 0.952)
-    f1, t1 = Objective.parse("f1").best_threshold(GOLD, SCORES)
-    f2, t2 = Objective.parse("f2").best_threshold(GOLD, SCORES)
-    assert t2 == pytest.approx(4.5) and f2 == pytest.approx(0.952, abs=1e-3)
-    assert t1 == pytest.approx(4.5) and f1 == pytest.approx(0.889, abs=1e-3)
+    f1 = Objective.parse("f1").best_threshold(GOLD, SCORES)
+    f2 = Objective.parse("f2").best_threshold(GOLD, SCORES)
+    assert f2.threshold == pytest.approx(4.5) and f2.value == pytest.approx(0.952, abs=1e-3)
+    assert f1.threshold == pytest.approx(4.5) and f1.value == pytest.approx(0.889, abs=1e-3)
+    assert (f2.precision, f2.recall) == (pytest.approx(0.8), pytest.approx(1.0))
     late = np.array([1, 1, 1, 0, 0, 0, 1, 0, 0, 0], dtype=bool)  # the last PHI after 3 others
-    _, t1 = Objective.parse("f1").best_threshold(late, SCORES)
-    _, t2 = Objective.parse("f2").best_threshold(late, SCORES)
+    t1 = Objective.parse("f1").best_threshold(late, SCORES).threshold
+    t2 = Objective.parse("f2").best_threshold(late, SCORES).threshold
     assert t1 == pytest.approx(6.5)  # F1 0.857 stops before the false alarms (0.727 after)
     assert t2 == pytest.approx(2.5)  # F2 pays three false alarms for it (0.869 vs 0.789)
 
 
 def test_precision_at_recall_ranks_reaching_the_level_first() -> None:
     objective = Objective.parse("precision@recall=0.95")
-    value, threshold = objective.best_threshold(GOLD, SCORES)
-    assert threshold == pytest.approx(4.5) and value == pytest.approx(1.8)  # 1 + P 0.8
+    best = objective.best_threshold(GOLD, SCORES)
+    assert best.threshold == pytest.approx(4.5) and best.value == pytest.approx(1.8)  # 1 + P
     # fixed decisions that miss a PHI token rank below any that reach the level
-    missing = objective.of_labels(GOLD, np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0], bool))
-    reaching = objective.of_labels(GOLD, np.ones(10, bool))
+    missing = objective.of_labels(GOLD, np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 0], bool)).value
+    reaching = objective.of_labels(GOLD, np.ones(10, bool)).value
     assert missing == pytest.approx(0.75) and reaching == pytest.approx(1.4)
     assert reaching > missing
 
 
 def test_no_phi_means_no_threshold() -> None:
-    assert Objective.parse("f2").best_threshold(np.zeros(4, bool), np.arange(4.0)) == (0.0, None)
+    none = Objective.parse("f2").best_threshold(np.zeros(4, bool), np.arange(4.0))
+    assert none.threshold is None and none.value == 0.0
     with pytest.raises(ValueError, match="unknown objective"):
         Objective.parse("f3")
 
