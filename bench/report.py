@@ -693,7 +693,7 @@ def tuned_table(info: Mapping[str, Any]) -> str | None:
     for cell in info.get("cells", []):
         fitted = cell.get("fitted") or {}
         chosen = fitted.get("chosen")
-        if not chosen:
+        if not chosen or cell.get("protocol") == "variant":  # a variant cell: the same model
             continue
         score = fitted.get("inner_score")
         p, r = fitted.get("inner_precision"), fitted.get("inner_recall")
