@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.metrics import token_counts
+from bench.metrics import fbeta_from_counts, token_counts
 from corpora import nlp
 from corpora.folds import document_folds
 from corpora.model import OUTSIDE, Corpus, Document, gold_labels
@@ -334,8 +334,11 @@ def precision_recall_curve(
         zero = int(np.searchsorted(thresholds, 0.0, side="right"))
         keep = np.unique(np.append(np.clip(keep, 0, None), min(zero, len(thresholds) - 1)))
         precision, recall, thresholds = precision[keep], recall[keep], thresholds[keep]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f1 = np.where(precision + recall > 0, 2 * precision * recall / (precision + recall), 0.0)
+    # the counts behind each row: a token is called PHI when its score reaches the threshold
+    positives, negatives = np.sort(s[y == 1]), np.sort(s[y == 0])
+    tp = len(positives) - np.searchsorted(positives, thresholds, side="left")
+    fp = len(negatives) - np.searchsorted(negatives, thresholds, side="left")
+    f1 = fbeta_from_counts(tp, fp, len(positives) - tp, 1.0)
     return pd.DataFrame(
         {"threshold": thresholds, "precision": precision, "recall": recall, "f1": f1}
     )

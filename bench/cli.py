@@ -42,26 +42,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: 128 + the signal number, as a shell reports a process stopped by SIGINT / SIGPIPE.
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
-#: One line per embedded corpus (Sibanda & Uzuner 2006, §3, §6.2, §6.3).
-EMBEDDED_CORPORA = {
-    "authentic": "generated discharge summaries with realistic PHI (the paper's authentic "
-    "corpus analogue)",
-    "surrogate": "the same notes re-identified with dictionary surrogates (the paper's "
-    "reidentified corpus, Table 2)",
-    "ambiguous": "surrogates chosen to be ambiguous between PHI and ordinary words (§6.2, "
-    "Tables 6-9)",
-    "unseen": "names, locations and hospitals replaced by strings found in no dictionary "
-    "(§6.3, Tables 10-13)",
-}
-#: One line per reader (``KIND:PATH`` corpus specs).
-READERS = {
-    "physionet:PATH": "PhysioNet deid nursing notes (id.text + id-phi.phrase)",
-    "i2b2-2006:PATH": "i2b2 2006 de-identification challenge XML (has its own train/test split)",
-    "i2b2-2014:PATH": "i2b2/UTHealth 2014 de-identification XML",
-    "jsonl:PATH": "JSON lines, one document per line (text, spans)",
-    "VARIANT:SPEC": "surrogate / ambiguous / unseen variant of any other corpus",
-}
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with code 2 and one line, as the rest of the CLI does."""
@@ -652,19 +632,37 @@ def _validate_backend(args: argparse.Namespace) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """Every registry, one line per entry, each line the entry's own description."""
     from tabulate import tabulate
 
+    from bench.plan import SYSTEM_GROUPS
+    from corpora.load import READERS, VARIANTS
     from systems.base import available_systems
+    from systems.features.statdeid import ALL_FEATURES
+    from systems.mega import MEGA_SOURCES
 
     systems = [
         [name, cls.description, "yes" if cls.requires_training else "no"]
         for name, cls in available_systems().items()
     ]
+    systems += [[name, description, ""] for name, description in SYSTEM_GROUPS.items()]
     print("Systems (--systems NAME,...):\n")
     print(tabulate(systems, headers=["name", "what it is", "trained"], tablefmt="simple"))
-    print("\nCorpora (--corpora NAME,...; 'all' = the four embedded ones):\n")
-    rows = [[k, v] for k, v in EMBEDDED_CORPORA.items()] + [[k, v] for k, v in READERS.items()]
+    print(
+        "\nCorpora (--corpora NAME,...; 'all' = the four embedded ones: generated discharge "
+        "summaries, each as its variant makes them):\n"
+    )
+    rows = [[e.name, e.description] for e in VARIANTS.entries()]
+    rows += [[f"{e.name}:PATH", e.description] for e in READERS.entries()]
+    rows.append(["VARIANT:SPEC", f"a variant of any other corpus ({', '.join(VARIANTS)})"])
     print(tabulate(rows, headers=["corpus", "what it is"], tablefmt="simple"))
+    for title, registry in (
+        ("Feature classes of svm (--param svm.features=...; ablation)", ALL_FEATURES),
+        ("Feature sources of mega (--param mega.sources=...)", MEGA_SOURCES),
+    ):
+        print(f"\n{title}:\n")
+        rows = [[e.name, e.description] for e in registry.entries()]
+        print(tabulate(rows, headers=["name", "what it is"], tablefmt="simple"))
     return EXIT_OK
 
 

@@ -16,6 +16,16 @@ killed for memory most likely needs the memory the other workers held.  The dask
 does the same for tasks dask gives up on (``KilledWorker``), and stops waiting with a clear
 error when the scheduler has no workers.
 
+Memory.  Each process keeps what it computed for a document (POS tags, encoded features,
+CRF item sequences: :mod:`corpora.memo`) for the next task that needs the same document,
+and no longer: every task carries the fingerprints of the documents it uses and of those
+that any later task (in submission order) uses, and around the task its process releases
+the memo entries of every other document (:func:`corpora.memo.release`).  A worker that
+has finished a corpus so drops it before it starts the next, and the last task leaves the
+process empty.  Tasks are handed out in submission order, so nothing a later task of the
+same process needs is dropped; where a backend reorders them (dask) a dropped entry is only
+computed again.
+
 Backends:
 
 ``sequential``
@@ -32,12 +42,17 @@ Backends:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
+
+from corpora import memo
+from corpora.model import Document
 
 R = TypeVar("R")
 
@@ -99,6 +114,7 @@ def execute(
     desc: str = "cells",
     on_result: Callable[[int, R], None] | None = None,
     on_lost: Callable[[tuple[Any, ...], str], R] | None = None,
+    documents: Callable[[tuple[Any, ...]], Iterable[str]] | None = None,
 ) -> list[R]:
     """``[func(*t) for t in tasks]`` on the chosen backend, in task order.
 
@@ -106,15 +122,114 @@ def execute(
     the caller can log progress or write partial output while the rest still run.
     ``on_lost(args, reason)`` gives the result of a task whose worker died twice (see the
     module docstring); without it such a task raises :class:`BackendError`.
+    ``documents(args)`` gives the fingerprints of the documents a task uses, which its
+    process keeps in memory only as long as some task needs them (default
+    :func:`documents_in`, every :class:`~corpora.model.Document` the arguments hold).
     """
     backend = resolve_backend(backend, jobs)
     if jobs < 1 and jobs != -1:
         raise BackendError("--jobs must be a positive number (or -1 for all cores)")
-    if backend == "sequential":
-        return _sequential(func, tasks, show_progress, desc, on_result)
-    if backend == "joblib":
-        return _joblib(func, tasks, jobs, show_progress, desc, on_result, on_lost)
-    return _dask(func, tasks, scheduler, show_progress, desc, on_result, on_lost)
+    work = [(args, scope) for args, scope in zip(tasks, scopes(tasks, documents), strict=True)]
+    try:
+        if backend == "sequential":
+            return _sequential(func, work, show_progress, desc, on_result)
+        if backend == "joblib":
+            return _joblib(func, work, jobs, show_progress, desc, on_result, on_lost)
+        return _dask(func, work, scheduler, show_progress, desc, on_result, on_lost)
+    finally:
+        memo.release(idle=not _running())  # what this process kept for the tasks
+
+
+# -- what each task keeps in memory ------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """The documents a task uses (``needs``) and those tasks after it use (``later``)."""
+
+    needs: frozenset[str]
+    later: frozenset[str]
+
+    def __enter__(self) -> Scope:
+        with _RUNNING_LOCK:
+            others = _others()
+            _RUNNING.append(self)
+        memo.release(self.needs | self.later | others, idle=False)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with _RUNNING_LOCK:
+            _RUNNING.remove(self)
+            others = _others()
+            idle = not _RUNNING
+        memo.release(self.later | others, idle=idle)
+
+
+#: The scopes of the tasks running in this process (dask runs several in threads).
+_RUNNING: list[Scope] = []
+_RUNNING_LOCK = threading.Lock()
+
+
+def _others() -> frozenset[str]:
+    return frozenset().union(*(s.needs for s in _RUNNING))
+
+
+def _running() -> bool:
+    with _RUNNING_LOCK:
+        return bool(_RUNNING)
+
+
+def scopes(
+    tasks: Sequence[tuple[Any, ...]],
+    documents: Callable[[tuple[Any, ...]], Iterable[str]] | None = None,
+) -> list[Scope]:
+    """Each task's :class:`Scope`: its documents and those of every task after it."""
+    of = documents or documents_in
+    needs = [frozenset(of(args)) for args in tasks]
+    out: list[Scope] = []
+    later: frozenset[str] = frozenset()
+    for used in reversed(needs):
+        out.append(Scope(used, later))
+        later = later | used
+    return out[::-1]
+
+
+_SCALARS = (str, bytes, int, float, complex, bool, type(None), type, range)
+
+
+def documents_in(obj: Any) -> set[str]:
+    """Fingerprints of the :class:`~corpora.model.Document` objects ``obj`` holds: itself,
+    inside lists, tuples, sets, mappings and dataclasses (a corpus, a task), a few levels
+    deep.  Containers of scalars or arrays (labels, scores, indices) are not searched."""
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def walk(o: Any, depth: int) -> None:
+        if isinstance(o, Document):
+            found.add(o.fingerprint)
+            return
+        if depth > 6 or isinstance(o, _SCALARS) or id(o) in seen:
+            return
+        seen.add(id(o))
+        if isinstance(o, Mapping):
+            o = list(o.values())
+        if isinstance(o, list | tuple | set | frozenset):
+            items = list(o)
+            if items and not isinstance(items[0], (*_SCALARS, _ndarray())):
+                for x in items:
+                    walk(x, depth + 1)
+        elif dataclasses.is_dataclass(o):
+            for f in dataclasses.fields(o):
+                walk(getattr(o, f.name, None), depth + 1)
+
+    walk(obj, 0)
+    return found
+
+
+def _ndarray() -> type:
+    import numpy as np
+
+    return np.ndarray
 
 
 def _lost(
@@ -139,16 +254,22 @@ def lost_reason(exc: BaseException) -> str:
     return f"it could not be run in a worker process ({type(exc).__name__})"
 
 
+Work = Sequence[tuple[tuple[Any, ...], Scope]]
+
+
 def _sequential(
     func: Callable[..., R],
-    tasks: Sequence[tuple[Any, ...]],
+    tasks: Work,
     show_progress: bool,
     desc: str,
     on_result: Callable[[int, R], None] | None,
 ) -> list[R]:
     results: list[R] = []
-    for i, args in enumerate(progress(tasks, total=len(tasks), desc=desc, enabled=show_progress)):
-        r = func(*args)
+    for i, (args, scope) in enumerate(
+        progress(tasks, total=len(tasks), desc=desc, enabled=show_progress)
+    ):
+        with scope:
+            r = func(*args)
         if on_result is not None:
             on_result(i, r)
         results.append(r)
@@ -157,7 +278,7 @@ def _sequential(
 
 def _joblib(
     func: Callable[..., R],
-    tasks: Sequence[tuple[Any, ...]],
+    tasks: Work,
     jobs: int,
     show_progress: bool,
     desc: str,
@@ -171,7 +292,9 @@ def _joblib(
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
     # Unordered: each result is kept the moment it arrives (the index says where it goes),
     # so a worker that dies later cannot take finished results with it.
-    gen = parallel(delayed(_indexed)(func, i, args) for i, args in enumerate(tasks))
+    gen = parallel(
+        delayed(_indexed)(func, i, args, scope) for i, (args, scope) in enumerate(tasks)
+    )
     results: dict[int, Any] = {}
     try:
         for i, r in progress(gen, total=len(tasks), desc=desc, enabled=show_progress):
@@ -196,7 +319,7 @@ def _joblib(
 def _isolated(
     func: Callable[..., R],
     index: int,
-    args: tuple[Any, ...],
+    task: tuple[tuple[Any, ...], Scope],
     on_lost: Callable[[tuple[Any, ...], str], R] | None,
 ) -> R:
     """``func(*args)`` alone in a worker process; a lost task goes to ``on_lost``."""
@@ -204,9 +327,10 @@ def _isolated(
 
     # joblib's own reusable executor (the one Parallel uses, so a later Parallel in this
     # process finds it as it expects), with one worker; a fresh one if the last one broke.
+    args, scope = task
     executor = get_memmapping_executor(1)
     try:
-        return executor.submit(_indexed, func, index, args).result()[1]
+        return executor.submit(_indexed, func, index, args, scope).result()[1]
     except Exception as exc:
         return _lost(on_lost, args, lost_reason(exc))
 
@@ -218,9 +342,12 @@ def _isolated(
 WORKER_MEMORY_GROWTH = 4 * 1024**3
 
 
-def _indexed(func: Callable[..., R], index: int, args: tuple[Any, ...]) -> tuple[int, R]:
+def _indexed(
+    func: Callable[..., R], index: int, args: tuple[Any, ...], scope: Scope | None = None
+) -> tuple[int, R]:
     _keep_worker_caches()
-    return index, func(*args)
+    with scope or contextlib.nullcontext():
+        return index, func(*args)
 
 
 def _keep_worker_caches() -> None:
@@ -308,7 +435,7 @@ def dask_client(scheduler: str | None) -> Iterator[Any]:
 
 def _dask(
     func: Callable[..., R],
-    tasks: Sequence[tuple[Any, ...]],
+    tasks: Work,
     scheduler: str | None,
     show_progress: bool,
     desc: str,
@@ -323,7 +450,7 @@ def _dask(
             # pure=False: identical arguments (e.g. two folds of a rule system) still run
             # as separate tasks, so per-task timing in run.json stays meaningful.
             return {
-                client.submit(_indexed, func, i, tasks[i], pure=False): i for i in indices
+                client.submit(_indexed, func, i, *tasks[i], pure=False): i for i in indices
             }
 
         def finished() -> Iterator[int]:
@@ -334,11 +461,11 @@ def _dask(
                 if isinstance(outcome, _Failed) and outcome.retry:
                     lost.append(i)
                     continue
-                results[i] = _dask_result(outcome, tasks[i], on_lost)
+                results[i] = _dask_result(outcome, tasks[i][0], on_lost)
                 yield i
             for i in lost:
                 for _, outcome in _gather(client, submit([i]), timeout):
-                    results[i] = _dask_result(outcome, tasks[i], on_lost)
+                    results[i] = _dask_result(outcome, tasks[i][0], on_lost)
                 yield i
 
         with client.as_current():

@@ -65,6 +65,7 @@ from typing import Any
 
 import numpy as np
 
+from corpora import memo
 from corpora.model import (
     FLAG_AMBIGUOUS,
     FLAG_NOT_IN_DICTIONARY,
@@ -279,9 +280,10 @@ def _codes(labels: Sequence[str], doc: Document) -> np.ndarray:
 
 
 #: Gold codes and flag masks per document fingerprint: a run scores every document once per
-#: system, subset and test, and the gold side never changes (bounded; cleared when full).
-_GOLD: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-_GOLD_MAX = 50_000
+#: system, subset and test, and the gold side never changes (a bounded memo).
+_GOLD: memo.Memo[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = memo.Memo(
+    "metrics.gold", document=lambda fingerprint: fingerprint
+)
 
 
 def _gold(doc: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -290,8 +292,6 @@ def _gold(doc: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     hit = _GOLD.get(key)
     if hit is None:
         tokens = doc.tokens
-        if len(_GOLD) >= _GOLD_MAX:
-            _GOLD.clear()
         hit = (
             _codes([t.label for t in tokens], doc),
             _flag_array(tokens, FLAG_AMBIGUOUS),
@@ -299,7 +299,7 @@ def _gold(doc: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         )
         for arr in hit:
             arr.flags.writeable = False  # shared by every caller
-        _GOLD[key] = hit
+        _GOLD.put(key, hit)
     return hit
 
 
@@ -501,7 +501,13 @@ def entities_from_labels(
     return out
 
 
-_GOLD_ENTITIES: dict[tuple[str, bool], list[Entity]] = {}
+def _weigh_entities(key: tuple[str, bool], entities: list[Entity]) -> int:
+    return 150 + 100 * len(entities)
+
+
+_GOLD_ENTITIES: memo.Memo[tuple[str, bool], list[Entity]] = memo.Memo(
+    "metrics.gold_entities", weigh=_weigh_entities, document=lambda key: key[0]
+)
 
 
 def _gold_entities_cached(doc: Document, binary: bool) -> list[Entity]:
@@ -509,9 +515,7 @@ def _gold_entities_cached(doc: Document, binary: bool) -> list[Entity]:
     key = (doc.fingerprint, binary)
     hit = _GOLD_ENTITIES.get(key)
     if hit is None:
-        if len(_GOLD_ENTITIES) >= _GOLD_MAX:
-            _GOLD_ENTITIES.clear()
-        hit = _GOLD_ENTITIES[key] = gold_entities(doc, binary=binary)
+        hit = _GOLD_ENTITIES.put(key, gold_entities(doc, binary=binary))
     return hit
 
 

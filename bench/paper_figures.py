@@ -44,8 +44,8 @@ class Published:
 _SU = "Sibanda & Uzuner 2006"
 _SD = "Stat De-id re-implementation report"
 _T11 = "Tafvizi 2011"
-#: The ``source`` of each paper's :class:`Published` rows.
-SU06_SOURCE, SD_SOURCE, T11_SOURCE = _SU, _SD, _T11
+#: The ``source`` of Sibanda & Uzuner's :class:`Published` rows.
+SU06_SOURCE = _SU
 
 # (table, our corpus, subset, [(paper system, our system, label, P, R, F), ...])
 _SU06: list[tuple[str, str, str, list[tuple[str, str, str, float, float, float]]]] = [
@@ -643,18 +643,6 @@ def published_for(
     return [
         p for p in PUBLISHED if p.our_corpus == corpus and p.subset == subset and p.label in labels
     ]
-
-
-def t11_table_description(table: str) -> str:
-    """The thesis's description of one appendix table."""
-    for name, desc, _corpus, _protocol, _values in _T11_TABLES:
-        if name == table:
-            return desc
-    if table in T11_APPENDIX_A:
-        return T11_APPENDIX_A[table][0]
-    if table in T11_APPENDIX_B:
-        return T11_APPENDIX_B[table][0]
-    raise KeyError(table)
 
 
 #: What each system could not reproduce from its source, and the substitute used -- printed

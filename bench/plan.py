@@ -208,7 +208,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
 
 def _external(entry: Any) -> bool:
     cls, _ = _class_and_preset(entry)
-    return bool(getattr(cls, "external", False))
+    return cls.external
 
 
 def _class_and_preset(entry: Any) -> tuple[type, dict[str, Any]]:

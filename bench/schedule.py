@@ -11,8 +11,9 @@ Costs come from, in order of preference:
 
 1. the seconds per test token a task of the same system and parameters took in an earlier
    run on this machine (remembered in ``timings.json`` in the cache directory);
-2. the class attribute ``relative_cost`` of the system (about its seconds per token relative
-   to the local-context SVM; built-in systems set it from measurements, a plug-in may);
+2. the system's declared :attr:`systems.base.System.relative_cost` (about its seconds per
+   token relative to the local-context SVM; built-in systems set it from measurements, a
+   plug-in may);
 3. 1.0 for a trained system, 0.05 for a rule system.
 
 Cells already in the prediction cache cost nothing.
@@ -23,9 +24,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpora import cache
+
+if TYPE_CHECKING:
+    from systems.base import System
 
 TIMINGS_FILE = "timings.json"
 #: Seconds per *test* token (training on the other folds included) of ``relative_cost = 1``:
@@ -71,13 +75,15 @@ def remember_timings(measured: Iterable[tuple[str, float, int]]) -> None:
     cache.write_entry(TIMINGS_FILE, data)
 
 
-def seconds_per_token(system_cls: type, key: str, timings: Mapping[str, float]) -> float:
-    """Estimated seconds per test token of one cell of ``system_cls``."""
+def seconds_per_token(system_cls: type[System], key: str, timings: Mapping[str, float]) -> float:
+    """Estimated seconds per test token of one cell of ``system_cls``: the remembered
+    timing, else its declared :attr:`~systems.base.System.relative_cost`, else a guess from
+    whether it trains."""
     if key in timings:
         return timings[key]
-    hint = getattr(system_cls, "relative_cost", None)
+    hint = system_cls.relative_cost
     if hint is None:
-        hint = 1.0 if getattr(system_cls, "requires_training", True) else 0.05
+        hint = 1.0 if system_cls.requires_training else 0.05
     return float(hint) * BASE_SECONDS_PER_TOKEN
 
 

@@ -256,31 +256,6 @@ def pairwise_tests(
     return rows
 
 
-def compare_all(
-    systems: Mapping[str, tuple[np.ndarray, np.ndarray | None]],
-    *,
-    n_shuffles: int = DEFAULT_SHUFFLES,
-    seed: int = 0,
-) -> list[dict[str, Any]]:
-    """:func:`pairwise_tests` for every unordered pair of ``{name: (counts, correct)}``.
-
-    Rows gain ``system_a`` and ``system_b``; pairs follow the mapping's order.  One
-    correctness array per system only lines up across pairs on subsets whose token set
-    does not depend on the predictions (``all``, ``ambiguous``, ``not_in_dictionary``); for
-    the others call :func:`pairwise_tests` per pair with
-    :func:`bench.metrics.token_correctness` ``(..., other=...)``.
-    """
-    names = list(systems)
-    rows = []
-    for i, name_a in enumerate(names):
-        for name_b in names[i + 1 :]:
-            ca, ka = systems[name_a]
-            cb, kb = systems[name_b]
-            for row in pairwise_tests(ca, cb, ka, kb, n_shuffles=n_shuffles, seed=seed):
-                rows.append({"system_a": name_a, "system_b": name_b, **row})
-    return rows
-
-
 def holm(p_values: Mapping[str, float], alpha: float = 0.05) -> dict[str, bool]:
     """Holm's step-down correction: which of a family of hypotheses are rejected at ``alpha``.
 
@@ -347,27 +322,3 @@ def paired_bootstrap_ci(
     values = np.asarray(combine([weights @ a for a in arrays]), dtype=np.float64)
     low, high = np.percentile(values, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return observed, float(low), float(high)
-
-
-def f_measure_z_tests(
-    f_a: Mapping[str, float],
-    f_b: Mapping[str, float],
-    n_a: Mapping[str, float],
-    n_b: Mapping[str, float],
-) -> dict[str, tuple[float, float]]:
-    """Tafvizi's (2011) comparison tables (Appendix B): per category, eq. 3.4-3.5 applied to
-    two F-measures with ``n`` the category's gold tokens in each test set.
-
-    Her Table B.8 pins ``n`` down: Patients 0.97517 vs 0 gives Z = 27.659, which is
-    :func:`z_test_proportions` with n = 402, the Patients tokens of the Challenge test set
-    (her Table 5.1).  Returns ``{category: (Z, two-sided p)}`` for the categories in both
-    mappings; an F-measure is not a proportion of independent draws, so these p-values are
-    her convention, not an exact test.
-    """
-    out = {}
-    for category in f_a:
-        if category in f_b:
-            out[category] = z_test_proportions(
-                f_a[category], n_a.get(category, 0), f_b[category], n_b.get(category, 0)
-            )
-    return out

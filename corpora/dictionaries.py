@@ -155,9 +155,6 @@ class Dictionaries:
             out |= self.get(n)
         return out
 
-    def as_mapping(self) -> Mapping[str, set[str]]:
-        return self.lists
-
 
 def load_directory(directory: str | os.PathLike[str]) -> Dictionaries:
     """Load a dictionary directory.

@@ -1,12 +1,13 @@
 """Fold splitting: the one place documents are divided into k folds.
 
 Every k-fold split in the harness comes from :func:`kfold` -- the runner's outer
-cross-validation, learning curves, the inner folds of tuned and stacked systems, and the
-ablations -- so they all keep the same promise: folds depend only on the seed (never on
-``PYTHONHASHSEED``, the backend or the job count), and where documents carry a grouping key
-(the patient a note belongs to, the template family a generated note came from), every group
-stays on one side of every split.  Without that, a patient's name learned from one note is
-"found" in the next note of the same patient, and the scores flatter every learned system.
+cross-validation, learning curves, the inner folds of tuned and stacked systems, the
+jackknife of the Illinois two-stage tagger, and the ablations -- so they all keep the same
+promise: folds depend only on the seed (never on ``PYTHONHASHSEED``, the backend or the job
+count), and where documents carry a grouping key (the patient a note belongs to, the
+template family a generated note came from), every group stays on one side of every split.
+Without that, a patient's name learned from one note is "found" in the next note of the same
+patient, and the scores flatter every learned system.
 
 Grouping keys are read from ``Document.metadata``: readers set ``patient`` where the source
 knows it (PhysioNet patient ids, i2b2 2014 file names, a ``group`` field in JSON lines), and
@@ -132,6 +133,14 @@ def document_kfold(
     and stacked systems use this on their training documents)."""
     key = resolve_group_key(documents, group_by)
     return kfold(len(documents), k, seed, groups_of(documents, key))
+
+
+def max_folds(documents: Sequence[Document], k: int, group_by: str = "auto") -> int:
+    """``k``, or fewer when ``documents`` have fewer groups than that (documents, when
+    ungrouped): the most folds :func:`document_kfold` can make of them.  A jackknife that
+    must work on any training set (the Illinois two-stage tagger's) asks this first."""
+    groups = groups_of(documents, resolve_group_key(documents, group_by))
+    return min(k, len(set(groups)) if groups is not None else len(documents))
 
 
 # --------------------------------------------------------------------------------------

@@ -14,27 +14,21 @@ of them (Sibanda & Uzuner 2006, §6.3).  ``tuning:SPEC`` keeps the notes of the 
 apart for hand-tuning rules and ``evaluation:SPEC`` the notes of all other patients
 (:func:`corpora.folds.tuning_split`): rule-based systems are reported on ``evaluation:``.
 
-Readers and variants register themselves here (:func:`reader`, :func:`variant`), so a new
-format is one module in ``corpora/readers/``.
+Readers and variants register themselves, with a one-line description, in the registries
+:data:`READERS` and :data:`VARIANTS` (:func:`reader`, :func:`variant`), so a new format is one
+module in ``corpora/readers/`` and ``python -m bench list`` shows it.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from corpora.model import Corpus, CorpusError, Document
+from corpora.registry import Registry
 
-READER_MODULES = {
-    "physionet": "corpora.readers.physionet",
-    "i2b2-2006": "corpora.readers.i2b2_2006",
-    "i2b2-2014": "corpora.readers.i2b2_2014",
-    "jsonl": "corpora.readers.jsonl",
-}
-VARIANT_NAMES = ("authentic", "surrogate", "ambiguous", "unseen")
 #: Patient subsets of a corpus: the tuning patients and everyone else.
 SUBSET_NAMES = ("tuning", "evaluation")
 
@@ -55,44 +49,40 @@ class Variant(Protocol):
     def __call__(self, corpus: Corpus, *, seed: int) -> Corpus: ...
 
 
-_READERS: dict[str, Reader] = {}
-_VARIANTS: dict[str, Variant] = {}
+#: Corpus readers by KIND (``KIND:PATH`` specs); every module of :mod:`corpora.readers`
+#: registers one with :func:`reader`, and is imported on the first lookup.
+READERS: Registry[Reader] = Registry("corpus kind", package="corpora.readers")
+#: Corpus transforms by name (``VARIANT:SPEC`` specs and the embedded corpora), registered by
+#: :mod:`corpora.variants` with :func:`variant`, in the papers' order (authentic first).
+VARIANTS: Registry[Variant] = Registry("corpus variant", package="corpora.variants", ordered=True)
 
 
-def reader(kind: str) -> Callable[[Reader], Reader]:
-    """Decorator registering a reader function for ``KIND:PATH`` specs."""
-
-    def deco(fn: Reader) -> Reader:
-        _READERS[kind] = fn
-        return fn
-
-    return deco
+def reader(kind: str, description: str) -> Callable[[Reader], Reader]:
+    """Decorator registering a reader function for ``KIND:PATH`` specs, with the line
+    ``python -m bench list`` shows for it."""
+    return READERS.register(kind, description)
 
 
-def variant(name: str) -> Callable[[Variant], Variant]:
-    """Decorator registering a corpus transform ``Corpus -> Corpus``."""
-
-    def deco(fn: Variant) -> Variant:
-        _VARIANTS[name] = fn
-        return fn
-
-    return deco
+def variant(name: str, description: str) -> Callable[[Variant], Variant]:
+    """Decorator registering a corpus transform ``Corpus -> Corpus``, with the line
+    ``python -m bench list`` shows for it."""
+    return VARIANTS.register(name, description)
 
 
 def get_reader(kind: str) -> Reader:
-    if kind not in _READERS and kind in READER_MODULES:
-        importlib.import_module(READER_MODULES[kind])
-    if kind not in _READERS:
-        raise CorpusError(f"unknown corpus kind {kind!r}; known: {', '.join(READER_MODULES)}")
-    return _READERS[kind]
+    try:
+        return READERS.get(kind)
+    except KeyError:
+        raise CorpusError(f"unknown corpus kind {kind!r}; known: {', '.join(READERS)}") from None
 
 
 def get_variant(name: str) -> Variant:
-    if name not in _VARIANTS:
-        importlib.import_module("corpora.variants")
-    if name not in _VARIANTS:
-        raise CorpusError(f"unknown corpus variant {name!r}; known: {', '.join(VARIANT_NAMES)}")
-    return _VARIANTS[name]
+    try:
+        return VARIANTS.get(name)
+    except KeyError:
+        raise CorpusError(
+            f"unknown corpus variant {name!r}; known: {', '.join(VARIANTS)}"
+        ) from None
 
 
 @dataclass
@@ -111,10 +101,10 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
     options = options or LoadOptions()
     head, _, rest = spec.partition(":")
     if not rest:
-        if head not in VARIANT_NAMES:
+        if head not in VARIANTS:
             raise CorpusError(
-                f"unknown corpus {spec!r}: use one of {', '.join(VARIANT_NAMES)} or KIND:PATH "
-                f"with KIND in {', '.join(READER_MODULES)}"
+                f"unknown corpus {spec!r}: use one of {', '.join(VARIANTS)} or KIND:PATH "
+                f"with KIND in {', '.join(READERS)}"
             )
         from corpora.generator import default_corpus
 
@@ -133,7 +123,7 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
     if head in SUBSET_NAMES:
         base, skipped = load_corpus(rest, options)
         return _subset(base, head, spec), skipped
-    if head in VARIANT_NAMES:
+    if head in VARIANTS:
         base, skipped = load_corpus(rest, options)
         return _renamed(get_variant(head)(base, seed=options.seed), spec), skipped
     result = get_reader(head)(rest, lenient=options.lenient)

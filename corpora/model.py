@@ -94,9 +94,6 @@ class Span:
     end: int
     category: str
 
-    def overlaps(self, start: int, end: int) -> bool:
-        return self.start < end and start < self.end
-
 
 @dataclass(frozen=True, slots=True, order=True)
 class Mark:

@@ -13,10 +13,13 @@ install it.  ``DEID_BENCH_NO_DOWNLOAD=1`` (set by tests and CI) forbids the down
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from corpora import memo
 
 if TYPE_CHECKING:
     from corpora.model import Document
@@ -101,23 +104,35 @@ def pos_tag_words(words: Sequence[str]) -> list[str]:
     return list(_tag_sentence(tuple(words)))
 
 
-@lru_cache(maxsize=100_000)
+def _weigh_sentence(key: tuple[tuple[str, ...]], tags: tuple[str, ...]) -> int:
+    return 120 + 16 * len(tags)  # the key's and the value's tuples; words, tags are shared
+
+
+@memo.memoize("nlp.sentence_tags", weigh=_weigh_sentence)
 def _tag_sentence(words: tuple[str, ...]) -> tuple[str, ...]:
     """Tags of one sentence, memoized: the perceptron tags a sentence from its own words
     only, so equal sentences get equal tags, and most sentences recur -- across the four
     variants of a corpus (which change only PHI words) and across notes (headers, stock
     phrases).  Cold tagging of the four default corpora went from 47 s to 34 s."""
-    return tuple(tag for _, tag in _tagger().tag(list(words)))
+    return tuple(sys.intern(tag) for _, tag in _tagger().tag(list(words)))
 
 
-_POS_CACHE: dict[str, tuple[str, ...]] = {}
-_LEMMA_CACHE: dict[str, tuple[str, ...]] = {}
+def _weigh_document(fingerprint: str, value: tuple[str, ...]) -> int:
+    return 100 + 8 * len(value)  # a pointer per token; tags and lemmas are shared strings
+
+
+_POS: memo.Memo[str, tuple[str, ...]] = memo.Memo(
+    "nlp.pos", weigh=_weigh_document, document=lambda fingerprint: fingerprint
+)
+_LEMMAS: memo.Memo[str, tuple[str, ...]] = memo.Memo(
+    "nlp.lemmas", weigh=_weigh_document, document=lambda fingerprint: fingerprint
+)
 
 
 def pos_tags(document: Document) -> tuple[str, ...]:
     """POS tag of every token of ``document``, tagged sentence by sentence; cached."""
     key = document.fingerprint
-    cached = _POS_CACHE.get(key)
+    cached = _POS.get(key)
     if cached is not None:
         return cached
     tags: list[str] = []
@@ -130,15 +145,17 @@ def pos_tags(document: Document) -> tuple[str, ...]:
         current = tok.sentence
         sentence.append(tok.text)
     tags.extend(pos_tag_words(sentence))
-    result = tuple(tags)
-    _POS_CACHE[key] = result
-    return result
+    return _POS.put(key, tuple(tags))
 
 
 _WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
 
 
-@lru_cache(maxsize=200_000)
+def _weigh_lemma(key: tuple[str, str], value: str) -> int:
+    return 200 + 2 * len(value)  # key tuple, the lower-cased word and the lemma
+
+
+@memo.memoize("nlp.lemma", weigh=_weigh_lemma)
 def lemma(word: str, pos: str = "N") -> str:
     """WordNet lemma of a lower-cased word given its Penn tag (nouns by default)."""
     lower = word.lower()
@@ -150,20 +167,19 @@ def lemma(word: str, pos: str = "N") -> str:
 def lemmas(document: Document) -> tuple[str, ...]:
     """Lemma of every token of ``document`` (POS-aware), cached."""
     key = document.fingerprint
-    cached = _LEMMA_CACHE.get(key)
+    cached = _LEMMAS.get(key)
     if cached is not None:
         return cached
-    result = tuple(
-        lemma(tok.text, tag) for tok, tag in zip(document.tokens, pos_tags(document), strict=True)
-    )
-    _LEMMA_CACHE[key] = result
-    return result
+    tags = pos_tags(document)
+    result = tuple(lemma(tok.text, tag) for tok, tag in zip(document.tokens, tags, strict=True))
+    return _LEMMAS.put(key, result)
 
 
 def clear_caches() -> None:
-    _POS_CACHE.clear()
-    _LEMMA_CACHE.clear()
+    _POS.clear()
+    _LEMMAS.clear()
     _tag_sentence.cache_clear()
+    lemma.cache_clear()
 
 
 #: Bump when tagging or lemmatizing changes, to invalidate the disk cache of :func:`warm_cache`.
@@ -184,7 +200,7 @@ def warm_cache(documents: Sequence[Document]) -> int:
     tagged = 0
     for doc in documents:
         fingerprint = doc.fingerprint
-        if fingerprint in _LEMMA_CACHE:
+        if fingerprint in _LEMMAS and fingerprint in _POS:
             continue
         key = make_key("nlp", NLP_CACHE_VERSION, fingerprint)
         value = load("nlp", key)
@@ -192,5 +208,13 @@ def warm_cache(documents: Sequence[Document]) -> int:
             value = (pos_tags(doc), lemmas(doc))
             store("nlp", key, value)
             tagged += 1
-        _POS_CACHE[fingerprint], _LEMMA_CACHE[fingerprint] = value
+        tags, lemmatized = value
+        _POS.put(fingerprint, _interned(tags))
+        _LEMMAS.put(fingerprint, _interned(lemmatized))
     return tagged
+
+
+def _interned(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` with each string the process's one copy: tags and lemmas read from disk
+    are new strings, and a corpus repeats the same few thousand of them."""
+    return tuple(map(sys.intern, words))

@@ -39,8 +39,14 @@ class Registry(Generic[T]):
     points.
 
     ``package``: a package whose modules are imported on first lookup (modules starting with
-    ``_`` are skipped); ``entry_point_group``: an entry-point group loaded on first lookup
-    (each entry point names an object; :attr:`describe` gives its description).
+    ``_`` are skipped), or a single module, imported on first lookup; ``entry_point_group``:
+    an entry-point group loaded on first lookup (each entry point names an object;
+    :attr:`describe` gives its description).  ``ordered``: names are listed in the order
+    they were registered (a paper's order, which also fixes the order of what is built from
+    them) instead of sorted.
+
+    It reads like a read-only mapping of name -> object (``name in r``, ``r[name]``,
+    ``list(r)``, ``len(r)``, ``{**r}``), so code that took a dict of names keeps working.
     """
 
     def __init__(
@@ -51,12 +57,14 @@ class Registry(Generic[T]):
         entry_point_group: str | None = None,
         describe: Callable[[T], str] | None = None,
         name_of: Callable[[T], str] | None = None,
+        ordered: bool = False,
     ) -> None:
         self.kind = kind
         self.package = package
         self.entry_point_group = entry_point_group
         self.describe = describe
         self.name_of = name_of
+        self.ordered = ordered
         self._entries: dict[str, Entry[T]] = {}
         self._discovered = False
         self._discovering = False
@@ -131,18 +139,31 @@ class Registry(Generic[T]):
         return name in self._entries
 
     def names(self) -> list[str]:
-        """Registered names, sorted (a stable order for listings and ``all``)."""
+        """Registered names, sorted or in registration order (a stable order for listings
+        and ``all``)."""
         self.discover()
-        return sorted(self._entries)
+        return list(self._entries) if self.ordered else sorted(self._entries)
 
     def entries(self) -> Iterator[Entry[T]]:
-        """Every entry, sorted by name."""
-        self.discover()
-        for name in sorted(self._entries):
+        """Every entry, in the order of :meth:`names`."""
+        for name in self.names():
             yield self._entries[name]
 
     def as_dict(self) -> dict[str, T]:
         return {e.name: e.obj for e in self.entries()}
+
+    # -- the read-only mapping view --------------------------------------------------------
+    def __getitem__(self, name: str) -> T:
+        return self.get(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def keys(self) -> list[str]:
+        return self.names()
 
 
 _LOCAL_ROOTS = frozenset({"corpora", "systems", "bench"})
@@ -161,7 +182,8 @@ def _ep_name(ep: object) -> str:
 
 
 def _package_modules(package: str) -> list[str]:
-    """Every public module of ``package`` (not sub-packages), sorted by name."""
+    """Every public module of ``package`` (not sub-packages), sorted by name; none when
+    ``package`` is a plain module (importing it was all there was to do)."""
     pkg = importlib.import_module(package)
     paths = getattr(pkg, "__path__", None)
     if paths is None:

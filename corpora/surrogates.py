@@ -80,7 +80,6 @@ class Pools:
     last: tuple[str, ...]
     cities: tuple[str, ...]
     states: tuple[str, ...]
-    countries: tuple[str, ...]
 
 
 @lru_cache(maxsize=1)
@@ -99,7 +98,6 @@ def default_pools() -> Pools:
         last=last[:5000],
         cities=cities[:1500],
         states=geo["us_states"],
-        countries=tuple(c for c in geo["countries"] if c.isascii()),
     )
 
 

@@ -89,7 +89,7 @@ def expand(template: str, choice) -> str:
 
     Why: a template is then a *pattern family* of many surface contexts (word order,
     optional words, abbreviations, typos), which is what keeps learners from memorising a
-    handful of literal contexts (the failure mode the realism issue describes).
+    handful of literal contexts (and scoring near-perfectly on text no clinician wrote).
     """
     for _ in range(MAX_EXPANSIONS):
         new = MACRO_RE.sub(lambda m: CUES[m.group(1)], template)
@@ -106,28 +106,6 @@ def expand(template: str, choice) -> str:
     # an empty alternative leaves a doubled or dangling space behind
     template = re.sub(r"(?<=\S) {2,}(?=\S)", " ", template.strip(" "))
     return re.sub(r" +(?=[.,;:])", "", template)
-
-
-def count_surfaces(template: str) -> int:
-    """How many distinct literal contexts ``template`` can produce (slots not expanded)."""
-    for _ in range(MAX_EXPANSIONS):
-        new = MACRO_RE.sub(lambda m: CUES[m.group(1)], template)
-        if new == template:
-            break
-        template = new
-
-    def count(t: str) -> int:
-        total = 1
-        while True:
-            m = CHOICE_RE.search(t)
-            if not m:
-                return total
-            alts = m.group(1).split("|")
-            total *= len(set(alts))
-            t = t[: m.start()] + alts[0] + t[m.end() :]
-
-    # groups are resolved innermost-first; the product is an upper bound for nested ones
-    return count(template)
 
 
 # ------------------------------------------------------------------------ discharge

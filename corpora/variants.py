@@ -171,7 +171,10 @@ def replace_spans(document: Document, replacements: dict[Span, str], **kw: objec
 # --------------------------------------------------------------------------- variants
 
 
-@variant("authentic")
+@variant(
+    "authentic",
+    "the notes as they are, with their own PHI (the paper's authentic corpus)",
+)
 def authentic(corpus: Corpus, *, seed: int) -> Corpus:
     """The base as is, with the ``not_in_dictionary`` flag computed (Table 13)."""
 
@@ -192,7 +195,11 @@ def surrogate_document(document: Document, seed: int) -> Document:
     return replace_spans(document, replacements, drop_flags=frozenset({FLAG_NOT_IN_DICTIONARY}))
 
 
-@variant("surrogate")
+@variant(
+    "surrogate",
+    "the same notes re-identified with dictionary surrogates (the paper's reidentified "
+    "corpus, Table 2)",
+)
 def surrogate(corpus: Corpus, *, seed: int) -> Corpus:
     """Every PHI replaced by a same-category surrogate in the paper's formats (§3, §6.1)."""
 
@@ -228,7 +235,10 @@ def _flag_ambiguous(documents: list[Document]) -> tuple[list[list[Mark]], set[st
     return marks, as_phi
 
 
-@variant("ambiguous")
+@variant(
+    "ambiguous",
+    "surrogates chosen to be ambiguous between PHI and ordinary words (§6.2, Tables 6-9)",
+)
 def ambiguous(corpus: Corpus, *, seed: int) -> Corpus:
     """PHI replaced by words ambiguous between PHI and non-PHI, all uses flagged (§6.2).
 
@@ -319,7 +329,11 @@ def unseen_document(document: Document, seed: int, forbidden: frozenset[str]) ->
     )
 
 
-@variant("unseen")
+@variant(
+    "unseen",
+    "names, locations and hospitals replaced by strings found in no dictionary "
+    "(§6.3, Tables 10-13)",
+)
 def unseen(corpus: Corpus, *, seed: int) -> Corpus:
     """Names of people, places and hospitals replaced by strings in no dictionary (§6.3)."""
 

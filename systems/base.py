@@ -93,6 +93,10 @@ class System(ABC):
     #: the costliest tasks first (:mod:`bench.schedule`); ``None``: guess from
     #: :attr:`requires_training`.  Never affects results.
     relative_cost: ClassVar[float | None] = None
+    #: ``True`` for a de-identifier that exists outside this harness and is run as it ships
+    #: (:class:`systems.external.ExternalSystem`): ``--systems peers`` chooses these and
+    #: ``--systems all`` leaves them out (:mod:`bench.plan`).
+    external: ClassVar[bool] = False
 
     # -- capabilities ----------------------------------------------------------------------
     def tags(self) -> Tags:
@@ -197,6 +201,13 @@ class System(ABC):
         recomputes its predictions.  Empty for systems written in this package."""
         return ""
 
+    def base_modules(self) -> set[str]:
+        """Modules of other systems this one's output depends on that are not among its
+        parameters as :class:`System` objects (a stacked system naming its bases by
+        string); their code is part of the prediction-cache key
+        (:mod:`systems.prediction_cache`).  Empty for a system that stands alone."""
+        return set()
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
@@ -271,8 +282,7 @@ class Wrapper(System):
 
     def base_modules(self) -> set[str]:
         """The wrapped system's own declared modules (a stacked system's bases)."""
-        extra = getattr(self.system, "base_modules", None)
-        return set(extra()) if callable(extra) else set()
+        return self.system.base_modules()
 
 
 S = TypeVar("S", bound=type[System])

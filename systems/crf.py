@@ -36,16 +36,16 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from corpora import memo
 from corpora.model import OUTSIDE, Document
 from systems.base import System, register
-from systems.features.base import FeatureClass, TokenFeatures, combine
+from systems.features.base import FEATURE_SPACE, FeatureClass, TokenFeatures, combine
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
 from systems.illinois import Rows, TwoStage
@@ -150,12 +150,18 @@ class EncodedRows:
     sequence: str
     bounds: tuple[tuple[int, int], ...]
     items: tuple[Any, ...]
+    #: Estimated bytes of ``items`` (CRFsuite keeps each attribute as a string and a weight).
+    nbytes: int = field(default=0, compare=False)
 
 
-#: Encoded documents kept per process, by (fingerprint, feature classes, sequence mode):
-#: enough for two corpora under two feature sets (a worker's job is one corpus).
-ENCODED_KEPT = 2500
-_ENCODED: OrderedDict[tuple[str, tuple[str, ...], str], EncodedRows] = OrderedDict()
+#: Bytes CRFsuite holds per attribute of an item (a C++ string and a double) and per item.
+ATTRIBUTE_BYTES = 48
+ITEM_BYTES = 32
+#: Encoded documents, by (fingerprint, feature classes, sequence mode): bounded by
+#: :data:`corpora.memo.BUDGETS` (``crf.encoded``) and released with their documents.
+_ENCODED: memo.Memo[tuple[str, tuple[str, ...], str], EncodedRows] = memo.Memo(
+    "crf.encoded", weigh=lambda key, rows: rows.nbytes, document=lambda key: key[0]
+)
 
 
 def encoded_rows(
@@ -170,20 +176,18 @@ def encoded_rows(
     import pycrfsuite
 
     names = tuple(f.key() for f in features)
-    keys = [(d.fingerprint, names, sequence) for d in documents]
-    missing = {k: d for k, d in zip(keys, documents, strict=True) if k not in _ENCODED}
-    if missing:
-        todo = list(missing.values())
-        for key, doc, rows in zip(missing, todo, combine(features, todo), strict=True):
+    out = []
+    for doc in documents:
+        key = (doc.fingerprint, names, sequence)
+        hit = _ENCODED.get(key)
+        if hit is None:
+            # each token's names without repeats, in combine()'s order (all weights 1.0)
+            rows = [list(dict.fromkeys(r)) for r in FEATURE_SPACE.token_names(features, doc)]
             bounds = tuple(sequence_bounds(doc, sequence))
             items = tuple(pycrfsuite.ItemSequence(rows[s:e]) for s, e in bounds)
-            _ENCODED[key] = EncodedRows(sequence, bounds, items)
-    out = []
-    for key in keys:
-        _ENCODED.move_to_end(key)
-        out.append(_ENCODED[key])
-    while len(_ENCODED) > max(ENCODED_KEPT, len(keys)):
-        _ENCODED.popitem(last=False)
+            size = ATTRIBUTE_BYTES * sum(map(len, rows)) + ITEM_BYTES * len(rows)
+            hit = _ENCODED.put(key, EncodedRows(sequence, bounds, items, size))
+        out.append(hit)
     return out
 
 

@@ -11,8 +11,8 @@ becomes evidence wherever the same word appears again.
 Train/test mismatch is the trap: first-stage labels of the *training* documents predicted
 by a model trained on those same documents are nearly perfect, so the second learner would
 learn to trust them blindly.  :func:`out_of_fold_labels` therefore produces them by a
-jackknife over the training documents (``inner_folds`` parts, each predicted by a model
-trained on the others), the way stacked generalization does it.
+jackknife over the training documents (``inner_folds`` folds by patient, each predicted by a
+model trained on the others), the way stacked generalization does it.
 
 The machinery only needs a *learner*: anything with
 
@@ -29,10 +29,10 @@ passing a factory to :class:`TwoStage` (see its docstring).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from corpora.folds import document_kfold, max_folds
 from systems.features.illinois import PredictionContext
 
 if TYPE_CHECKING:
@@ -55,14 +55,6 @@ class Learner(Protocol):
 LearnerFactory = Callable[[], Learner]
 
 
-def inner_folds(n_documents: int, n_folds: int, seed: int = 0) -> list[list[int]]:
-    """Document indices split into ``min(n_folds, n_documents)`` shuffled parts."""
-    k = max(1, min(n_folds, n_documents))
-    order = list(range(n_documents))
-    random.Random(seed).shuffle(order)
-    return [sorted(order[f::k]) for f in range(k)]
-
-
 def out_of_fold_labels(
     make_learner: LearnerFactory,
     documents: Sequence[Document],
@@ -72,17 +64,18 @@ def out_of_fold_labels(
     seed: int = 0,
 ) -> list[list[str]]:
     """First-stage labels of the training documents, each predicted by a learner that did
-    not see it (jackknife).  With a single document there is nothing to hold out, so that
-    document is labelled in-sample (documented optimism, not an error)."""
-    parts = inner_folds(len(documents), n_folds, seed)
-    if len(parts) < 2:
+    not see it (jackknife over :func:`corpora.folds.document_kfold`: folds depend only on
+    ``seed``, and a patient's notes stay in one fold, so a name learned from one of their
+    notes is not "found" in the next).  With fewer than ``n_folds`` documents (patients)
+    there are as many folds as there are; with a single one there is nothing to hold out,
+    so the documents are labelled in-sample (documented optimism, not an error)."""
+    k = max_folds(documents, n_folds)
+    if k < 2:
         learner = make_learner()
         learner.fit(documents, rows, labels)
         return learner.predict(documents, rows)
     out: list[list[str] | None] = [None] * len(documents)
-    for held in parts:
-        held_set = set(held)
-        train = [i for i in range(len(documents)) if i not in held_set]
+    for train, held in document_kfold(documents, k, seed):
         learner = make_learner()
         learner.fit(
             [documents[i] for i in train], [rows[i] for i in train], [labels[i] for i in train]

@@ -12,7 +12,7 @@ the other systems use (:data:`MEGA_SOURCES`), deduplicated by
 :meth:`~systems.features.base.FeatureClass.key`; where two sources emit the same indicator
 under the same name (the target word is in Stat De-id, Stanford and Illinois), it is one
 binary column, not two -- Tafvizi §4.2.1: two features are equal iff type and value are.
-Adding a source is one entry in :data:`MEGA_SOURCES`.
+Adding a source is one registered factory in :data:`MEGA_SOURCES`.
 
 Substitutes and differences: the sources are this harness's re-creations (see each
 feature module's docstring); the Illinois source contributes its first-stage features only,
@@ -27,6 +27,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from corpora.registry import Registry
 from systems.base import register
 from systems.features.base import FeatureClass
 from systems.svm import FeatureSVM
@@ -35,39 +36,38 @@ log = logging.getLogger(__name__)
 
 SourceFactory = Callable[[str | None], Sequence[FeatureClass]]
 
+#: Feature-class sources of the Mega SVM (Tafvizi 2011, Figure 1-1), in her order: name ->
+#: factory(dictionaries) returning that system's feature-class objects.  The order is the
+#: order of the union's columns.
+MEGA_SOURCES: Registry[SourceFactory] = Registry("mega feature source", ordered=True)
 
+
+@MEGA_SOURCES.register("statdeid", "Stat De-id's local-context classes (svm's features)")
 def _statdeid(dictionaries: str | None) -> Sequence[FeatureClass]:
     from systems.features.statdeid import build
 
     return [f for _, f in build(None, dictionaries=dictionaries)]
 
 
+@MEGA_SOURCES.register("stanford", "the Stanford NER's features (crf's)")
 def _stanford(dictionaries: str | None) -> Sequence[FeatureClass]:
     return importlib.import_module("systems.features.stanford").STANFORD_FEATURES
 
 
+@MEGA_SOURCES.register("mist", "MITRE MIST's Table 2.1 regexes and dictionary features (mist's)")
 def _mist(dictionaries: str | None) -> Sequence[FeatureClass]:
     return importlib.import_module("systems.features.mist").mist_features(dictionaries)
 
 
+@MEGA_SOURCES.register("illinois", "the Illinois tagger's first-stage features")
 def _illinois(dictionaries: str | None) -> Sequence[FeatureClass]:
     return importlib.import_module("systems.features.illinois").ILLINOIS_FEATURES
 
 
+@MEGA_SOURCES.register("mimic", "the MIMIC rules' outputs as features (mimic's rules)")
 def _mimic(dictionaries: str | None, local_lists: bool = True) -> Sequence[FeatureClass]:
     module = importlib.import_module("systems.features.mimic")
     return (module.MimicRuleFeatures(dictionaries=dictionaries, local_lists=local_lists),)
-
-
-#: Feature-class sources of the Mega SVM (Tafvizi 2011, Figure 1-1), in her order:
-#: name -> factory(dictionaries) returning that system's feature-class objects.
-MEGA_SOURCES: dict[str, SourceFactory] = {
-    "statdeid": _statdeid,
-    "stanford": _stanford,
-    "mist": _mist,
-    "illinois": _illinois,
-    "mimic": _mimic,
-}
 
 
 @register

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from corpora import memo
 from corpora.model import OUTSIDE
 
 if TYPE_CHECKING:
@@ -494,23 +495,16 @@ def lookup_form(text: str) -> str:
     return low
 
 
-_FORMS: dict[str, str] = {}
+def _weigh_form(text: str, form: str) -> int:
+    return 150 + 2 * len(text)  # the entry, the token text (shared) and its form
+
+
+_FORMS: memo.Memo[str, str] = memo.Memo("patterns.forms", weigh=_weigh_form)
 
 
 def token_forms(tokens: Sequence[Token]) -> list[str]:
     """:func:`lookup_form` of every token (memoized: note vocabularies are small)."""
-    cache = _FORMS
-    if len(cache) > 500_000:
-        cache.clear()
-    out = []
-    append = out.append
-    for t in tokens:
-        text = t.text
-        form = cache.get(text)
-        if form is None:
-            form = cache[text] = lookup_form(text)
-        append(form)
-    return out
+    return _FORMS.get_many([t.text for t in tokens], lookup_form)
 
 
 def _entry_tokens(entry: str) -> tuple[str, ...]:

@@ -32,7 +32,8 @@ and ``threshold`` on the PHI score of :meth:`FeatureSVM.score_tokens` (default 0
 SVM's own boundary).  :func:`bench.ablation.precision_recall_curve` sweeps the threshold.
 
 Featurization.  Every feature class's output for a document is encoded once per process
-into integer ids of a process-wide feature vocabulary (:class:`FeatureSpace`), so the ten
+into int32 ids of the process-wide feature vocabulary
+(:data:`systems.features.base.FEATURE_SPACE`, shared with the CRFs and SNoW), so the ten
 folds of a cross-validation, the ablations and the Mega SVM reuse it; POS tags and lemmas,
 the slow part, can come from disk via :func:`corpora.nlp.warm_cache`.
 """
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -50,8 +50,8 @@ import scipy.sparse as sp
 
 from corpora.model import OUTSIDE, PHI, Document
 from systems.base import System, Tags, register, split_by_document
-from systems.features import base as feature_base
-from systems.features.base import FeatureClass
+from systems.features.base import FEATURE_SPACE, FeatureClass
+from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
 from systems.features.statdeid import (
     ALL_FEATURES,
     STATDEID_FEATURES,
@@ -83,111 +83,6 @@ SEARCH_C = (0.1, 0.5)
 SEARCH_CLASS_WEIGHT: tuple[float | str, ...] = (2.0, 10.0, "balanced")
 
 
-class FeatureSpace:
-    """A process-wide vocabulary of indicator features and the per-document encodings.
-
-    Every feature of the harness is an indicator -- a (type, value) pair that is present or
-    not, as in Tafvizi's feature map (2011, §4.2.1) -- so only the *names* a feature class
-    emits for a token are stored; their values are not.
-
-    ``encode(feature, doc)`` turns the class's per-token dicts into CSR arrays of global
-    feature ids, once per (document fingerprint, feature key); the dicts themselves are not
-    kept (a 300k-token corpus would need gigabytes for them), only int32 arrays.  Where a
-    feature class's dicts already sit in :mod:`systems.features.base`'s cache (another
-    system extracted them), they are reused rather than recomputed.
-    """
-
-    def __init__(self) -> None:
-        self.vocabulary: dict[str, int] = {}
-        self.names: list[str] = []
-        self._encoded: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
-        self._lock = threading.RLock()
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def encode(self, feature: FeatureClass, document: Document) -> tuple[np.ndarray, np.ndarray]:
-        """(indptr, indices) of ``feature`` on ``document``: CSR rows of global feature ids."""
-        key = (document.fingerprint, feature.key())
-        hit = self._encoded.get(key)
-        if hit is not None:
-            return hit
-        rows = feature_base._CACHE.get(key)
-        if rows is None:
-            rows = feature.extract(document)
-            if len(rows) != len(document.tokens):
-                raise ValueError(
-                    f"feature class {feature.name!r} returned {len(rows)} rows for "
-                    f"{len(document.tokens)} tokens"
-                )
-        keys = [name for row in rows for name in row]
-        with self._lock:
-            vocab = self.vocabulary
-            ids = list(map(vocab.get, keys))
-            if None in ids:
-                names = self.names
-                for j, name in enumerate(keys):
-                    if ids[j] is None:
-                        idx = vocab.get(name)
-                        if idx is None:
-                            idx = vocab[name] = len(names)
-                            names.append(name)
-                        ids[j] = idx
-            indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-            np.cumsum([len(row) for row in rows], out=indptr[1:])
-            encoded = (indptr, np.asarray(ids, dtype=np.int32))
-            self._encoded[key] = encoded
-        return encoded
-
-    def matrix(
-        self,
-        features: Sequence[FeatureClass],
-        documents: Sequence[Document],
-        *,
-        binary: bool = False,
-    ) -> sp.csr_matrix:
-        """Tokens x global feature ids for ``documents`` (rows in document, token order).
-
-        A feature emitted under the same name by two classes (the target word is in several
-        systems' sets) is one column; ``binary=True`` keeps it an indicator (value 1), as
-        Tafvizi's binary feature map does (§4.2.1), instead of summing the two values.
-        """
-        rows: list[np.ndarray] = []
-        cols: list[np.ndarray] = []
-        offset = 0
-        for doc in documents:
-            n = len(doc.tokens)
-            for feature in features:
-                indptr, indices = self.encode(feature, doc)
-                rows.append(
-                    np.repeat(np.arange(offset, offset + n, dtype=np.int32), np.diff(indptr))
-                )
-                cols.append(indices)
-            offset += n
-        shape = (offset, len(self.names))
-        if not rows:
-            return sp.csr_matrix(shape, dtype=np.float32)
-        col = np.concatenate(cols)
-        coo = sp.coo_matrix(
-            (np.ones(len(col), np.float32), (np.concatenate(rows), col)), shape=shape
-        )
-        out = coo.tocsr()
-        out.sum_duplicates()
-        if binary:
-            out.data[:] = 1.0
-        return out
-
-    def clear(self) -> None:
-        with self._lock:
-            self.vocabulary.clear()
-            self.names.clear()
-            self._encoded.clear()
-
-
-#: The process-wide feature space every FeatureSVM (svm, mega, ablations) shares.
-FEATURE_SPACE = FeatureSpace()
-
-
 def unique_features(features: Sequence[FeatureClass]) -> list[FeatureClass]:
     """``features`` without repeats of the same class and parameters (same :meth:`key`)."""
     seen: dict[str, FeatureClass] = {}
@@ -197,20 +92,26 @@ def unique_features(features: Sequence[FeatureClass]) -> list[FeatureClass]:
 
 
 def project(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
-    """Keep the global columns a model was trained on, renumbered ``0..len(columns)-1``.
+    """Keep the global columns a model was trained on, renumbered ``0..len(columns)-1``
+    (float64 values, int32 indices: what liblinear reads without another copy).
 
     Features never seen in training (and so with weight zero) are dropped, exactly what a
     DictVectorizer fitted on the training fold would do.
     """
-    lookup = np.full(max(x.shape[1], int(columns.max(initial=-1)) + 1), -1, dtype=np.int64)
-    lookup[columns] = np.arange(len(columns))
+    lookup = np.full(max(x.shape[1], int(columns.max(initial=-1)) + 1), -1, dtype=np.int32)
+    lookup[columns] = np.arange(len(columns), dtype=np.int32)
     mapped = lookup[x.indices]
+    del lookup
     keep = mapped >= 0
-    row_of = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
-    indptr = np.zeros(x.shape[0] + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(np.bincount(row_of[keep], minlength=x.shape[0]))
+    shape = (x.shape[0], len(columns))
+    if keep.all():  # the training matrix itself: nothing to drop
+        return sp.csr_matrix((x.data.astype(np.float64), mapped, x.indptr.copy()), shape=shape)
+    kept = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept[1:])
+    indptr = kept[x.indptr]
+    del kept
     return sp.csr_matrix(
-        (x.data[keep], mapped[keep].astype(np.int32), indptr), shape=(x.shape[0], len(columns))
+        (x.data[keep].astype(np.float64), mapped[keep], indptr), shape=shape
     )
 
 
@@ -291,6 +192,8 @@ class FeatureSVM(System):
 
     def transform(self, documents: Sequence[Document]) -> sp.csr_matrix:
         """The fitted model's design matrix for ``documents``."""
+        if self.generation_ != FEATURE_SPACE.generation:
+            raise RuntimeError(f"{self.name}: fitted on a feature vocabulary since released")
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
         return project(x, self.columns_)
 
@@ -344,6 +247,7 @@ class FeatureSVM(System):
 
     def fit(self, documents: Sequence[Document]) -> FeatureSVM:
         self.check_params()
+        self.generation_ = FEATURE_SPACE.generation
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
         y = self._targets(documents)
         # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)

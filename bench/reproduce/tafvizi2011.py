@@ -14,7 +14,7 @@ and the MIMIC rules (``mega``):
 4. *Mega vs Multi* -- it beats the stacked Multi-deidentifier (A.15, B.8).
 
 Every comparison uses her z-test (§3.5.4, eqs. 3.4-3.5) on two F-measures with ``n`` the
-category's gold tokens (:func:`bench.significance.f_measure_z_tests`; Table B.8's
+category's gold tokens (:func:`bench.significance.z_test_proportions`; Table B.8's
 Patients row pins that ``n`` down), printed as she printed it.  Because that test treats an F
 as a proportion of independent tokens, each verdict also rests on a test over documents
 (paired approximate randomization where the documents are the same) and on Holm's

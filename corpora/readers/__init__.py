@@ -1,4 +1,5 @@
-"""Corpus readers: one module per on-disk format, each registered with ``@reader(KIND)``.
+"""Corpus readers: one module per on-disk format, each registered with
+``@reader(KIND, DESCRIPTION)`` in :data:`corpora.load.READERS`.
 
 =============  =====================  ==========================================================
 KIND           module                 input
@@ -36,6 +37,6 @@ i2b2-2014    CONTACT/EMAIL, /URL, /IPADDR; PROFESSION                        OTH
 jsonl        harness labels                                                  same
 ===========  ==============================================================  ============
 
-Readers are imported lazily by :func:`corpora.load.get_reader`, so importing this package
-does not import them.
+The reader modules are imported on the first lookup in :data:`corpora.load.READERS`, so
+importing this package does not import them.
 """

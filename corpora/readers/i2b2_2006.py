@@ -191,7 +191,10 @@ def _read_file(path: Path, collector: Leniency, seen: set[str]) -> list[Document
     return documents
 
 
-@reader("i2b2-2006")
+@reader(
+    "i2b2-2006",
+    "i2b2 2006 de-identification challenge XML (has its own train/test split)",
+)
 def read(path: str, *, lenient: bool = False) -> ReadResult:
     """Read an i2b2 2006 XML file (or a directory of them) into documents."""
     collector = Leniency(lenient)

@@ -195,7 +195,7 @@ def _span(element: str, attrib: dict[str, str], text: str, file: str, doc_id: st
     return Span(start, end, category)
 
 
-@reader("i2b2-2014")
+@reader("i2b2-2014", "i2b2/UTHealth 2014 de-identification XML")
 def read(path: str, *, lenient: bool = False) -> ReadResult:
     """Read a directory of i2b2 2014 XML files (or one file) into documents."""
     collector = Leniency(lenient)

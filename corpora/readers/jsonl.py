@@ -161,7 +161,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-@reader("jsonl")
+@reader("jsonl", "JSON lines, one document per line (text, spans)")
 def read(path: str, *, lenient: bool = False) -> ReadResult:
     """Read a JSON-lines corpus written by :func:`write_jsonl` (or by hand)."""
     file = str(Path(path))

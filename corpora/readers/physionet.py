@@ -245,7 +245,7 @@ def _phrase(
     return Span(start, end, category)
 
 
-@reader("physionet")
+@reader("physionet", "PhysioNet deid nursing notes (id.text + id-phi.phrase)")
 def read(path: str, *, lenient: bool = False) -> ReadResult:
     """Read a PhysioNet deid directory (or its ``id.text``) into documents."""
     text_path, phrase_path = _paths(path)

@@ -5,23 +5,35 @@ union of the Stat De-id, Stanford, MIST, MIMIC and Illinois feature classes (Taf
 §1.2) -- so no feature is written twice, and ablations (Stat De-id report, Figs 2-5) switch
 whole classes on and off.
 
-Each class returns, per token, a ``dict`` of feature name -> value (``"w=smith": 1.0``,
-``"len": 5.0``).  Results are cached per (document fingerprint, feature class key), so a
-corpus is featurized once and reused by every fold and every system in a run.
+Each class returns, per token, a ``dict`` of feature name -> ``1.0`` (``"w=smith": 1.0``,
+``"len=5": 1.0``): every feature is an indicator.  A process holds each (document, feature
+class) result once, in :data:`FEATURE_SPACE`, as int32 ids into one vocabulary of names,
+and every system reads it from there: the SVMs as a sparse matrix
+(:meth:`FeatureSpace.matrix`), the CRFs and SNoW as dicts rebuilt from the ids
+(:func:`combine`, :func:`extract_cached`), whose keys are the vocabulary's own strings.
 """
 
 from __future__ import annotations
 
 import inspect
+import itertools
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
+from corpora import memo
+
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from corpora.model import Document
 
 TokenFeatures = dict[str, float]
+#: (indptr, indices) of one feature class on one document: CSR rows of global feature ids.
+Encoded = tuple[np.ndarray, np.ndarray]
 
 
 class FeatureClass(ABC):
@@ -42,10 +54,10 @@ class FeatureClass(ABC):
 
     @abstractmethod
     def extract(self, document: Document) -> list[TokenFeatures]:
-        """One feature dict per token of ``document.tokens``."""
+        """One feature dict per token of ``document.tokens``, every value ``1.0``."""
 
 
-@cache
+@memo.memoize("features.param_names")
 def _init_param_names(cls: type) -> tuple[str, ...]:
     """Constructor parameter names of a feature class, computed once per class (inspecting
     the signature on every cache lookup cost ~0.2 ms, i.e. seconds per corpus)."""
@@ -53,40 +65,234 @@ def _init_param_names(cls: type) -> tuple[str, ...]:
     return tuple(p for p in sig.parameters if p != "self" and not p.startswith("_"))
 
 
-_CACHE: dict[tuple[str, str], list[TokenFeatures]] = {}
+def _weigh_encoded(key: tuple[str, str], value: Encoded) -> int:
+    return value[0].nbytes + value[1].nbytes + 300
+
+
+class FeatureSpace:
+    """A vocabulary of indicator feature names and the per-document encodings.
+
+    Every feature of the harness is an indicator -- a (type, value) pair that is present or
+    not, as in Tafvizi's feature map (2011, §4.2.1) -- so only the *names* a feature class
+    emits for a token are stored.  ``encode(feature, doc)`` turns the class's per-token
+    dicts into int32 CSR arrays of global feature ids, once per (document fingerprint,
+    feature key); the dicts themselves are not kept (a 300k-token corpus would need
+    gigabytes for them).  The encodings live in a :class:`corpora.memo.Memo` (bounded,
+    released with their documents); when a release leaves none and no task is running,
+    the vocabulary starts over, so a worker's vocabulary is that of the corpora it holds.
+    """
+
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self.names: list[str] = []
+        self._names_array: np.ndarray = np.empty(0, dtype=object)
+        self._names_filled = 0
+        #: Bumped whenever the vocabulary starts over: ids of another generation are void.
+        self.generation = 0
+        self._encoded: memo.Memo[tuple[str, str], Encoded] = memo.Memo(
+            "features.encoded", weigh=_weigh_encoded, document=lambda key: key[0]
+        )
+        self._lock = threading.RLock()
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def encode(self, feature: FeatureClass, document: Document) -> Encoded:
+        """(indptr, indices) of ``feature`` on ``document``: CSR rows of global feature ids
+        (both int32, read-only)."""
+        key = (document.fingerprint, feature.key())
+        hit = self._encoded.get(key)
+        if hit is not None:
+            return hit
+        rows = feature.extract(document)
+        if len(rows) != len(document.tokens):
+            raise ValueError(
+                f"feature class {feature.name!r} returned {len(rows)} rows for "
+                f"{len(document.tokens)} tokens"
+            )
+        values = set().union(*map(dict.values, rows))
+        if values - {1.0}:
+            raise ValueError(
+                f"feature class {feature.name!r} returned values other than 1.0: features "
+                "are indicators (a feature is present or not)"
+            )
+        keys = [name for row in rows for name in row]
+        with self._lock:
+            vocab = self.vocabulary
+            ids = list(map(vocab.get, keys))
+            if None in ids:
+                names = self.names
+                for j, name in enumerate(keys):
+                    if ids[j] is None:
+                        idx = vocab.get(name)
+                        if idx is None:
+                            idx = vocab[name] = len(names)
+                            names.append(name)
+                        ids[j] = idx
+            indptr = np.zeros(len(rows) + 1, dtype=np.int32)
+            np.cumsum([len(row) for row in rows], out=indptr[1:])
+            indices = np.asarray(ids, dtype=np.int32)
+            indptr.flags.writeable = indices.flags.writeable = False  # shared by every reader
+            encoded = (indptr, indices)
+            self._encoded.put(key, encoded)
+        return encoded
+
+    def token_names(
+        self, features: Sequence[FeatureClass], document: Document
+    ) -> list[list[str]]:
+        """Per token of ``document``, the names ``features`` emit, class after class (a
+        name two classes emit appears twice)."""
+        flat, bounds = self._merged(features, document)
+        return list(map(flat.__getitem__, map(slice, bounds, bounds[1:])))
+
+    def rows(self, features: Sequence[FeatureClass], document: Document) -> list[TokenFeatures]:
+        """Merged per-token feature dicts of ``features`` on ``document`` (each name once, at
+        its first class, as successive ``dict.update`` calls would order them)."""
+        flat, bounds = self._merged(features, document)
+        tokens = map(flat.__getitem__, map(slice, bounds, bounds[1:]))
+        return list(map(dict.fromkeys, tokens, itertools.repeat(1.0)))
+
+    def _merged(
+        self, features: Sequence[FeatureClass], document: Document
+    ) -> tuple[list[str], list[int]]:
+        """Every token's names, class after class, in one list, and where each token's
+        start (``len(tokens) + 1`` bounds)."""
+        indptr, indices = _interleave([self.encode(f, document) for f in features])
+        return self._name_array()[indices].tolist(), indptr.tolist()
+
+    def _name_array(self) -> np.ndarray:
+        """:attr:`names` as a numpy object array (for fancy indexing), grown as needed (at
+        least doubled, then filled in from where it stopped: names are only appended)."""
+        n = len(self.names)
+        if self._names_filled < n:
+            with self._lock:
+                array, filled, n = self._names_array, self._names_filled, len(self.names)
+                if len(array) < n:
+                    grown = np.empty(max(n, 2 * len(array), 1024), dtype=object)
+                    grown[:filled] = array[:filled]
+                    array = self._names_array = grown
+                array[filled:n] = self.names[filled:n]
+                self._names_filled = n
+        return self._names_array
+
+    def matrix(
+        self,
+        features: Sequence[FeatureClass],
+        documents: Sequence[Document],
+        *,
+        binary: bool = False,
+    ) -> sp.csr_matrix:
+        """Tokens x global feature ids for ``documents`` (rows in document, token order):
+        int32 indices, float32 values, indices sorted within each row.
+
+        A feature emitted under the same name by two classes (the target word is in several
+        systems' sets) is one column; ``binary=True`` keeps it an indicator (value 1), as
+        Tafvizi's binary feature map does (§4.2.1), instead of summing the two values.
+        """
+        import scipy.sparse as sp
+
+        lengths: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        for doc in documents:
+            indptr, indices = _interleave([self.encode(feature, doc) for feature in features])
+            lengths.append(np.diff(indptr))
+            cols.append(indices)
+        n_rows = sum(len(x) for x in lengths)
+        shape = (n_rows, len(self.names))
+        if not n_rows:
+            return sp.csr_matrix(shape, dtype=np.float32)
+        indptr = np.zeros(n_rows + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(lengths), out=indptr[1:])
+        if indptr[-1] < np.iinfo(np.int32).max:
+            indptr = indptr.astype(np.int32)
+        indices = np.concatenate(cols) if len(cols) > 1 else cols[0].copy()
+        del cols
+        out = sp.csr_matrix(
+            (np.ones(len(indices), np.float32), indices, indptr), shape=shape, copy=False
+        )
+        out.sum_duplicates()  # sorts each row's ids; a name two classes emit is one column
+        if binary:
+            out.data[:] = 1.0
+        return out
+
+    def clear(self) -> None:
+        """Forget every encoding and the vocabulary."""
+        with self._lock:
+            self._encoded.clear()
+            self.vocabulary = {}
+            self.names = []
+            self._names_array, self._names_filled = np.empty(0, dtype=object), 0
+            self.generation += 1
+
+    def restart_if_empty(self) -> None:
+        """Start the vocabulary over when no encoding refers to it any more."""
+        with self._lock:
+            if not len(self._encoded) and self.names:
+                self.vocabulary = {}
+                self.names = []
+                self._names_array, self._names_filled = np.empty(0, dtype=object), 0
+                self.generation += 1
+
+
+def _interleave(parts: Sequence[Encoded]) -> Encoded:
+    """One document's rows of several feature classes merged: each token's ids, class after
+    class (by placing each class's ids where they go: no sort)."""
+    if len(parts) == 1:
+        return parts[0]
+    lengths = [np.diff(indptr) for indptr, _ in parts]
+    indptr = np.zeros(len(lengths[0]) + 1, dtype=np.int64)
+    np.cumsum(np.sum(lengths, axis=0), out=indptr[1:])
+    out = np.empty(int(indptr[-1]), dtype=np.int32)
+    start = indptr[:-1].copy()  # where the next class's ids of each token go
+    for (class_indptr, ids), length in zip(parts, lengths, strict=True):
+        out[np.repeat(start - class_indptr[:-1], length) + np.arange(len(ids))] = ids
+        start += length
+    return indptr, out
+
+
+#: The process-wide feature space: every system's features, encoded once.
+FEATURE_SPACE = FeatureSpace()
+
+
+@memo.on_release
+def _restart_vocabulary(idle: bool) -> None:
+    if idle:
+        FEATURE_SPACE.restart_if_empty()
 
 
 def extract_cached(feature: FeatureClass, document: Document) -> list[TokenFeatures]:
-    """``feature.extract(document)``, computed once per process per document."""
-    key = (document.fingerprint, feature.key())
-    cached = _CACHE.get(key)
-    if cached is None:
-        cached = feature.extract(document)
-        if len(cached) != len(document.tokens):
-            raise ValueError(
-                f"feature class {feature.name!r} returned {len(cached)} rows for "
-                f"{len(document.tokens)} tokens"
-            )
-        _CACHE[key] = cached
-    return cached
+    """``feature.extract(document)``, extracted once per process per document (the dicts
+    are rebuilt from :data:`FEATURE_SPACE`'s ids: equal, not the same objects)."""
+    return FEATURE_SPACE.rows((feature,), document)
 
 
 def combine(
     features: Sequence[FeatureClass], documents: Sequence[Document]
 ) -> list[list[TokenFeatures]]:
     """Merged per-token features of several classes, one list per document."""
-    out: list[list[TokenFeatures]] = []
-    for doc in documents:
-        parts = [extract_cached(f, doc) for f in features]
-        merged: list[TokenFeatures] = []
-        for i in range(len(doc.tokens)):
-            row: TokenFeatures = {}
-            for part in parts:
-                row.update(part[i])
-            merged.append(row)
-        out.append(merged)
-    return out
+    return [FEATURE_SPACE.rows(features, doc) for doc in documents]
 
 
-def clear_cache() -> None:
-    _CACHE.clear()
+def token_names(
+    features: Sequence[FeatureClass], documents: Sequence[Document]
+) -> list[list[str]]:
+    """Per token of every document (in order), the feature names of ``features`` without
+    repeats, in :func:`combine`'s order: what a learner that needs only names reads."""
+    fromkeys = dict.fromkeys
+    return [
+        list(fromkeys(names))
+        for doc in documents
+        for names in FEATURE_SPACE.token_names(features, doc)
+    ]
+
+
+__all__ = [
+    "FEATURE_SPACE",
+    "Encoded",
+    "FeatureClass",
+    "FeatureSpace",
+    "TokenFeatures",
+    "combine",
+    "extract_cached",
+    "token_names",
+]

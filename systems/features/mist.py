@@ -109,6 +109,3 @@ def mist_features(dictionaries: str | None = None) -> tuple[FeatureClass, ...]:
         ),
     )
 
-
-#: :func:`mist_features` with the default system dictionaries.
-MIST_FEATURES: tuple[FeatureClass, ...] = mist_features()

@@ -80,8 +80,3 @@ STANFORD_FEATURES: tuple[FeatureClass, ...] = (
     ShapeWindow(offsets=(-1, 0, 1)),
     DisjunctiveWindow(size=4),
 )
-
-#: The same set without the POS tags: for machines without the NLTK tagger data.
-STANFORD_FEATURES_NO_POS: tuple[FeatureClass, ...] = tuple(
-    f for f in STANFORD_FEATURES if not isinstance(f, PosWindow)
-)

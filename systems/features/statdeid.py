@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 
 from corpora import nlp
 from corpora.dictionaries import normalize, system_dictionaries
+from corpora.registry import Registry
 from systems.features.base import FeatureClass, TokenFeatures
 from systems.features.common import (
     BigramContext,
@@ -131,66 +132,72 @@ class MedicalVocabulary(FeatureClass):
 
 FeatureFactory = Callable[..., FeatureClass]
 
+#: Every Stat De-id feature class by name -> factory taking ``dictionaries`` (a dictionary
+#: directory or None): the 2006 paper's classes (§5) in the paper's order, then the optional
+#: ones.  The order is the order of the feature columns.
+ALL_FEATURES: Registry[FeatureFactory] = Registry("feature class", ordered=True)
+_feature = ALL_FEATURES.register
 
+
+@_feature("word", "the target word, lemmatized")
 def _word(dictionaries: str | None = None) -> FeatureClass:
     return WordWindow(offsets=(0,), lemmatized=True, prefix="lw")
 
 
+@_feature("neighbours", "the words before and after, lemmatized")
 def _neighbours(dictionaries: str | None = None) -> FeatureClass:
     return WordWindow(offsets=(-1, 1), lemmatized=True, prefix="lw")
 
 
+@_feature("lexical_bigrams", "the lemmatized bigrams before and after")
 def _lexical_bigrams(dictionaries: str | None = None) -> FeatureClass:
     return BigramContext(lemmatized=True)
 
 
+@_feature("pos", "part of speech of the target, previous and next word")
 def _pos(dictionaries: str | None = None) -> FeatureClass:
     return PosWindow(offsets=(-1, 0, 1))
 
 
+@_feature("orthography", "capitalization, length, '-' or '/' inside the word")
 def _orthography(dictionaries: str | None = None) -> FeatureClass:
     return Orthography()
 
 
+@_feature(
+    "medical_vocabulary", "WordNet class of the word's noun phrase (stands in for its MeSH ID)"
+)
 def _medical_vocabulary(dictionaries: str | None = None) -> FeatureClass:
     return MedicalVocabulary(dictionaries=dictionaries)
 
 
+@_feature("dictionaries", "target, previous and next word in name, place, hospital, month lists")
 def _dictionaries(dictionaries: str | None = None) -> FeatureClass:
     return DictionaryWindow(offsets=(-1, 0, 1), dictionaries=dictionaries)
 
 
+@_feature("section", "the heading of the section the word sits in")
 def _section(dictionaries: str | None = None) -> FeatureClass:
     return Section()
 
 
+#: The 2006 paper's feature classes (§5): those registered above, in the paper's order.
+#: Ablations and Mega enumerate these.
+STATDEID_FEATURES: tuple[str, ...] = tuple(ALL_FEATURES)
+
+
+@_feature(
+    "syntactic_bigrams", "Link Grammar syntactic bigrams (Uzuner et al. 2008; needs the parser)"
+)
 def _syntactic_bigrams(dictionaries: str | None = None) -> FeatureClass:
     from systems.features.linkgrammar import SyntacticBigrams
 
     return SyntacticBigrams()
 
 
-#: The 2006 paper's feature classes (§5), in the paper's order: name -> factory taking
-#: ``dictionaries`` (a dictionary directory or None).  Ablations and Mega enumerate this.
-STATDEID_FEATURES: dict[str, FeatureFactory] = {
-    "word": _word,
-    "neighbours": _neighbours,
-    "lexical_bigrams": _lexical_bigrams,
-    "pos": _pos,
-    "orthography": _orthography,
-    "medical_vocabulary": _medical_vocabulary,
-    "dictionaries": _dictionaries,
-    "section": _section,
-}
-
 #: Optional classes (not in the 2006 list; need a system package): Uzuner et al. (2008)'s
 #: Link Grammar syntactic bigrams.
-OPTIONAL_FEATURES: dict[str, FeatureFactory] = {
-    "syntactic_bigrams": _syntactic_bigrams,
-}
-
-#: Every known Stat De-id feature class name.
-ALL_FEATURES: dict[str, FeatureFactory] = {**STATDEID_FEATURES, **OPTIONAL_FEATURES}
+OPTIONAL_FEATURES: tuple[str, ...] = tuple(n for n in ALL_FEATURES if n not in STATDEID_FEATURES)
 
 
 class FeatureUnavailable(RuntimeError):

@@ -126,7 +126,6 @@ class MimicLexicon:
         common: Iterable[str],
         commonest: Iterable[str],
         note_words: Iterable[str],
-        first_names: Iterable[str],
         ambiguous_names: Iterable[str],
         last_name_prefixes: Iterable[str],
         name_prefixes: Iterable[str],
@@ -164,7 +163,6 @@ class MimicLexicon:
         self.commonest = frozenset(commonest) | note
         #: words so common in notes that even street and hospital rules skip them
         self.note_words = note
-        self.first_names = frozenset(first_names)
         self.ambiguous_names = frozenset(ambiguous_names)
         self.last_name_prefixes = frozenset(last_name_prefixes)
         self.name_prefixes = tuple(sorted(set(name_prefixes), key=_longest_first))
@@ -210,9 +208,6 @@ class MimicLexicon:
     def is_note_word(self, word: str) -> bool:
         return word.lower() in self.note_words
 
-    def is_first_name(self, word: str) -> bool:
-        return word.lower() in self.first_names
-
     def is_ambiguous_name(self, word: str) -> bool:
         return word.lower() in self.ambiguous_names
 
@@ -240,17 +235,11 @@ def from_deid_files(files: Mapping[str, frozenset[str]], local_lists: bool = Tru
         return files.get(rel, frozenset())
 
     medical = f("dict/sno_edited.txt") or medical_word_substitute()
-    firsts = [
-        f(f"lists/{g}_names_{k}.txt")
-        for g in ("female", "male")
-        for k in ("unambig", "ambig", "popular")
-    ]
     return MimicLexicon(
         ((tag, f(rel)) for rel, tag in FILE_TAGS.items()),
         common=f("dict/common_words.txt") | medical,
         commonest=f("dict/commonest_words.txt"),
         note_words=f("dict/notes_common.txt"),
-        first_names=frozenset().union(*firsts),
         ambiguous_names=f("lists/female_names_ambig.txt")
         | f("lists/male_names_ambig.txt")
         | f("lists/last_names_ambig.txt"),
@@ -274,13 +263,11 @@ def from_dictionaries(d: Dictionaries, local_lists: bool = True) -> MimicLexicon
         amb = d.ambiguous(name)
         return set(amb) if ambiguous else d.get(name) - amb
 
-    firsts = d.get("female_first_names") | d.get("male_first_names")
     return MimicLexicon(
         ((tag, part(name, amb)) for (name, amb), tag in CANONICAL_TAGS.items()),
         common=d.get("common_words") | d.get("commonest_words") | d.get("medical_terms"),
         commonest=d.get("commonest_words"),
         note_words=(),
-        first_names=firsts,
         ambiguous_names=d.ambiguous("female_first_names")
         | d.ambiguous("male_first_names")
         | d.ambiguous("last_names"),

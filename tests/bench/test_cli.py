@@ -73,6 +73,18 @@ def test_list_names_systems_and_corpora_but_not_test_fixtures(capsys) -> None:
     assert "toy-" not in out
 
 
+def test_list_reads_every_description_from_its_registry(capsys) -> None:
+    from corpora.load import READERS, VARIANTS
+    from systems.features.statdeid import ALL_FEATURES
+    from systems.mega import MEGA_SOURCES
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for registry in (READERS, VARIANTS, ALL_FEATURES, MEGA_SOURCES):
+        for entry in registry.entries():
+            assert entry.description in out, entry.name
+
+
 def test_corpus_stats_prints_a_markdown_table(toy_jsonl, capsys) -> None:
     assert main(["corpus", "stats", f"jsonl:{toy_jsonl}"]) == 0
     out = capsys.readouterr().out

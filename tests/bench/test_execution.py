@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from bench.execution import BackendError, execute, resolve_backend
+from bench.execution import BackendError, documents_in, execute, resolve_backend
 from bench.runner import RunConfig, run
+from corpora.memo import Memo
+from corpora.model import Document
 from tests.bench.toy import make_corpus
 
 
@@ -111,3 +115,40 @@ def test_runner_results_identical_on_every_backend(toy_systems, local_cluster, m
     assert _scores(sequential) == _scores(joblib) == _scores(dask)
     assert sequential.results.equals(dask.results)
     assert sequential.significance.equals(joblib.significance)
+
+
+# -- what a task's process keeps in memory -----------------------------------------------
+
+_HELD = Memo("test", budget=10**6, weigh=lambda k, v: 1, document=lambda k: k)
+
+
+def remember(doc: Document, tag: str) -> tuple[str, list[str]]:
+    """What the process held when the task started; then keep the task's document."""
+    held = sorted(_HELD._entries)
+    _HELD.put(doc.fingerprint, tag)
+    return doc.id, held
+
+
+def test_a_task_keeps_only_documents_a_later_task_needs() -> None:
+    a, b, c = (Document(name, f"note {name}") for name in "abc")
+    _HELD.clear()
+    got = execute(remember, [(a, "1"), (b, "2"), (a, "3"), (c, "4")], show_progress=False)
+    assert [doc for doc, _ in got] == ["a", "b", "a", "c"]
+    # a stays for the third task, b goes once its task is done, nothing is left at the end
+    assert got[1][1] == [a.fingerprint]
+    assert got[2][1] == [a.fingerprint]
+    assert got[3][1] == []
+    assert not len(_HELD)
+
+
+def test_documents_in_finds_documents_inside_tasks() -> None:
+    @dataclasses.dataclass
+    class Task:
+        docs: tuple[Document, ...]
+        labels: list[list[str]]
+        extra: dict[str, object]
+
+    a, b, c = (Document(name, f"note {name}") for name in "abc")
+    task = Task((a, b), [["O", "PHI"]], {"more": [c], "n": 3})
+    assert documents_in(([task], {"x": 1})) == {a.fingerprint, b.fingerprint, c.fingerprint}
+    assert documents_in(("text", 3, [1, 2])) == set()

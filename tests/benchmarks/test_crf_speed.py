@@ -1,4 +1,4 @@
-"""Tagging throughput of the CRF systems (issue 5, item 6: CRFs >= 20,000 tokens/s).
+"""Tagging throughput of the CRF systems (target: >= 20,000 tokens/s).
 
 Two measurements per system, as pytest-benchmark benchmarks (not timed assertions):
 

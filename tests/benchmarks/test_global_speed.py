@@ -1,4 +1,4 @@
-"""Tagging throughput of the global-context baselines ``hmm`` and ``snow`` (issue item 6).
+"""Tagging throughput of the global-context baselines ``hmm`` and ``snow``.
 
 pytest-benchmark measures ``predict`` on a few thousand tokens of hand-written notes; the
 tokens-per-second figure is stored in ``extra_info``.  Targets: >= 50,000 tokens/s for

@@ -1,4 +1,4 @@
-"""Tagging throughput of the rule-based baselines ``heuristic`` and ``mimic`` (issue item 6).
+"""Tagging throughput of the rule-based baselines ``heuristic`` and ``mimic``.
 
 pytest-benchmark measures ``predict`` over hand-written ICU-style notes whose tokens are
 computed beforehand (the runner tokenizes a corpus once per run); tokens per second go to

@@ -1,4 +1,4 @@
-"""Throughput of the local-context SVM (issue 4, item 5), as pytest-benchmark benchmarks.
+"""Throughput of the local-context SVM, as pytest-benchmark benchmarks.
 
 Targets on a 2-core machine: feature extraction >= 50,000 tokens/s, tagging >= 20,000
 tokens/s, training on 300,000 tokens <= 60 s, peak memory <= 2 GB.  Measured on the
@@ -40,8 +40,8 @@ def _renamed(docs: list[Document]) -> list[Document]:
     run = next(_fresh)
     out = [Document(f"bench{run}-{d.id}", d.text, d.spans) for d in docs]
     for old, new in zip(docs, out, strict=True):
-        nlp._POS_CACHE[new.fingerprint] = nlp.pos_tags(old)
-        nlp._LEMMA_CACHE[new.fingerprint] = nlp.lemmas(old)
+        nlp._POS.put(new.fingerprint, nlp.pos_tags(old))
+        nlp._LEMMAS.put(new.fingerprint, nlp.lemmas(old))
     return out
 
 
@@ -134,6 +134,6 @@ def _renamed_seed(docs: list[Document], seed: int) -> list[Document]:
         return docs
     out = [Document(f"s{seed}-{d.id}", d.text, d.spans) for d in docs]
     for old, new in zip(docs, out, strict=True):
-        nlp._POS_CACHE[new.fingerprint] = nlp.pos_tags(old)
-        nlp._LEMMA_CACHE[new.fingerprint] = nlp.lemmas(old)
+        nlp._POS.put(new.fingerprint, nlp.pos_tags(old))
+        nlp._LEMMAS.put(new.fingerprint, nlp.lemmas(old))
     return out

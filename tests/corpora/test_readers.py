@@ -1,4 +1,4 @@
-"""Corpus readers, the JSON-lines writer and the bad-input errors (issue 2, items 3-4).
+"""Corpus readers, the JSON-lines writer, and their one-line errors on bad input.
 
 Fixtures under ``tests/corpora/data`` are hand-written; the bad inputs are made from them by
 small edits in ``tmp_path`` so each test shows exactly what is wrong with its input.

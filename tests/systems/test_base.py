@@ -161,3 +161,11 @@ def test_an_installed_package_registers_through_entry_points(tmp_path) -> None:
 
     path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
     assert "outside-plugin" in _list_systems({"PYTHONPATH": path})
+
+
+def test_capabilities_the_runner_reads_are_declared_on_system() -> None:
+    from systems.external import ExternalSystem
+
+    assert System.external is False and ExternalSystem.external is True
+    assert System.relative_cost is None
+    assert CapitalizedIsPhi().base_modules() == set()

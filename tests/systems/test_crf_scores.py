@@ -1,5 +1,5 @@
 """Token scores of the CRF family (``crf``, ``mist``, the Illinois two-stage option): marginal
-``1 - P(O)``, the ``threshold`` parameter, and the keyword-only constructors (issues 10, 13)."""
+``1 - P(O)``, the ``threshold`` parameter, and the keyword-only constructors."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from corpora.dictionaries import Dictionaries, system_dictionaries
 from corpora.model import Document
 from systems.features import common
-from systems.features.base import combine, extract_cached
+from systems.features.base import FEATURE_SPACE, combine, extract_cached
 from tests.conftest import requires_nltk
 
 DOC = Document("d", "Seen by Dr. Smith in Boston.\nHR 80-90, on 7/22.")
@@ -61,7 +61,15 @@ def test_combine_merges_and_caches() -> None:
     merged = combine(classes, [DOC])[0]
     assert len(merged) == len(DOC.tokens)
     assert "sec=NONE" in merged[0] and "init_cap" in merged[0]
-    assert extract_cached(classes[0], DOC) is extract_cached(classes[0], DOC)
+    calls = []
+    orthography = classes[0]
+    extract = orthography.extract
+    orthography.extract = lambda doc: calls.append(doc) or extract(doc)  # type: ignore[method-assign]
+    assert extract_cached(orthography, DOC) == extract(DOC)
+    assert not calls  # extracted once per process: combine above did it
+    # one copy of each name: the dicts' keys are the feature vocabulary's strings
+    names = {id(k) for row in combine(classes, [DOC])[0] for k in row}
+    assert names <= {id(k) for k in FEATURE_SPACE.names}
 
 
 @requires_nltk
@@ -81,3 +89,19 @@ def test_dictionaries_merge_and_ambiguity() -> None:
     m = a.merged(b)
     assert m.contains("last_names", "SWAN") and m.contains("last_names", "lee")
     assert m.ambiguous("last_names") == {"swan"}
+
+
+def test_combine_orders_names_as_successive_updates_would() -> None:
+    classes = [common.WordWindow(offsets=(-1, 0)), common.Section(), common.WordWindow()]
+    docs = [DOC, Document("e", "Nothing here.\n\nSeen by Dr. Who"), Document("f", "")]
+    for doc, merged in zip(docs, combine(classes, docs), strict=True):
+        expected = []
+        for i in range(len(doc.tokens)):
+            row: dict[str, float] = {}
+            for c in classes:
+                row.update(c.extract(doc)[i])
+            expected.append(row)
+        assert [list(r.items()) for r in merged] == [list(r.items()) for r in expected]
+    x = FEATURE_SPACE.matrix(classes, docs)
+    assert x.shape[0] == sum(len(d.tokens) for d in docs) and x.has_canonical_format
+    assert x.max() == 2.0  # w0=... and w-1=... emitted by both word windows: summed once each

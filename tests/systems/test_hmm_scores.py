@@ -1,5 +1,5 @@
 """Posterior token scores of the IdentiFinder-style HMM: forward-backward over the model
-Viterbi decodes, and the ``threshold`` parameter (issue 10)."""
+Viterbi decodes, and the ``threshold`` parameter."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from systems.features.illinois import (
     PredictionContext,
     capitalization_class,
 )
-from systems.illinois import TwoStage, augment_rows, inner_folds, out_of_fold_labels
+from systems.illinois import TwoStage, augment_rows, out_of_fold_labels
 from tests.conftest import requires_nltk
 
 DOC = Document("i", "Mr. Kowalski called . kowalski , Kowalski ok")
@@ -118,11 +118,47 @@ def _docs() -> list[Document]:
     ]
 
 
-def test_inner_folds_partition_documents() -> None:
-    parts = inner_folds(10, 3, seed=1)
-    assert len(parts) == 3 and sorted(i for p in parts for i in p) == list(range(10))
-    assert sorted(inner_folds(2, 5)) == [[0], [1]]
-    assert inner_folds(1, 3) == [[0]]
+class Recorder:
+    """A toy learner that records which documents it was trained on and labels all O."""
+
+    trained: list[list[str]] = []  # noqa: RUF012
+
+    def fit(self, documents, rows, labels) -> Recorder:
+        Recorder.trained.append([d.id for d in documents])
+        return self
+
+    def predict(self, documents, rows) -> list[list[str]]:
+        return [[OUTSIDE] * len(d.tokens) for d in documents]
+
+
+def _jackknife(docs: list[Document], n_folds: int, seed: int = 0) -> list[list[str]]:
+    Recorder.trained = []
+    rows = [[{} for _ in d.tokens] for d in docs]
+    out_of_fold_labels(Recorder, docs, rows, gold_labels(docs), n_folds=n_folds, seed=seed)
+    return Recorder.trained
+
+
+def test_jackknife_folds_hold_every_document_out_once_and_follow_the_seed() -> None:
+    docs = [Document(f"d{i}", "a b") for i in range(10)]
+    trained = _jackknife(docs, 3, seed=1)
+    assert len(trained) == 3
+    held_out = sorted(d.id for t in trained for d in docs if d.id not in t)
+    assert held_out == sorted(d.id for d in docs)  # each document held out exactly once
+    assert _jackknife(docs, 3, seed=1) == trained
+    assert _jackknife(docs, 3, seed=2) != trained
+    assert len(_jackknife(docs[:2], 5)) == 2  # no more folds than documents
+    assert _jackknife(docs[:1], 3) == [["d0"]]  # one document: labelled in-sample
+
+
+def test_jackknife_keeps_a_patients_notes_in_one_fold() -> None:
+    docs = [Document(f"d{i}", "a b", metadata={"patient": str(i % 3)}) for i in range(9)]
+    for trained in _jackknife(docs, 2):
+        patients_seen = {str(int(i[1:]) % 3) for i in trained}
+        held = [d for d in docs if d.id not in trained]
+        assert not patients_seen & {d.metadata["patient"] for d in held}
+    assert len(_jackknife(docs, 5)) == 3  # no more folds than patients
+    one_patient = [Document(f"d{i}", "a b", metadata={"patient": "p"}) for i in range(4)]
+    assert _jackknife(one_patient, 2) == [[d.id for d in one_patient]]  # in-sample
 
 
 def test_first_stage_labels_of_training_documents_are_out_of_fold() -> None:

@@ -215,6 +215,46 @@ def test_project_keeps_training_columns_and_drops_unseen() -> None:
     assert project(x, np.array([1])).toarray().tolist() == [[0], [0], [3]]
 
 
+def test_feature_space_holds_int32_ids_and_restarts_when_released() -> None:
+    from corpora import memo
+
+    space = FeatureSpace()
+    docs = notes(2, seed=11)
+    indptr, indices = space.encode(Counting(), docs[0])
+    assert indptr.dtype == indices.dtype == np.int32 and not indices.flags.writeable
+    x = space.matrix([Counting(), Counting()], docs, binary=True)
+    assert x.indices.dtype == np.int32 and x.has_canonical_format
+    rows = space.rows([Counting()], docs[0])
+    assert rows == Counting().extract(docs[0])
+    memo.release({docs[1].fingerprint}, idle=True)  # docs[1] still needed: no restart
+    assert len(space._encoded) == 1 and len(space) > 0
+    memo.release(idle=False)  # a task still running: the vocabulary stays
+    assert len(space) > 0
+    space.restart_if_empty()
+    assert len(space) == 0 and space.generation == 1
+
+
+def test_a_model_refuses_features_of_a_released_vocabulary() -> None:
+    from corpora import memo
+
+    docs = notes(6, seed=12)
+    model = LocalContextSVM(features=NO_NLTK).fit(docs[:4])
+    memo.release()  # what a worker does between corpora: no features held, a new vocabulary
+    with pytest.raises(RuntimeError, match="released"):
+        model.predict(docs[4:])
+
+
+def test_feature_values_must_be_indicators() -> None:
+    class Weighted(FeatureClass):
+        name = "weighted"
+
+        def extract(self, document: Document) -> list[TokenFeatures]:
+            return [{"len": float(len(t.text))} for t in document.tokens]
+
+    with pytest.raises(ValueError, match="indicators"):
+        FeatureSpace().encode(Weighted(), notes(1)[0])
+
+
 def test_shared_feature_space_is_reused_by_svm_fits() -> None:
     docs = notes(6, seed=10)
     LocalContextSVM(features=NO_NLTK).fit(docs)

@@ -1,0 +1,277 @@
+"""One bounded memo for every per-process cache: the only place a module keeps results.
+
+Every cache a process holds in memory -- POS tags, encoded features, CRF item sequences,
+gold codes, token forms -- is a :class:`Memo` with the same policy:
+
+* **bounded**: each memo has a budget in (estimated) bytes, listed in :data:`BUDGETS`; an
+  entry that would go over it pushes out the least recently used ones;
+* **released with its documents**: a memo keyed by document says how
+  (``document=``); :func:`release` drops the entries of every document that no task left
+  in the run needs.  :mod:`bench.execution` calls it around each task, so a worker that
+  has finished a corpus does not carry it into the next one;
+* **thread-safe**: dask workers run tasks in threads.  A value is computed outside the lock
+  (two threads may compute the same entry; both get equal values).
+
+The budgets add up to about half of :data:`MEMORY_TARGET`, the peak a process may reach:
+the rest is left to what a cell allocates while it runs (training matrices, the learners'
+own copies, predictions).  Sizes are estimates (:func:`approximate_size`, or the memo's own
+``weigh``), not measurements: they bound the number of entries, and are chosen so that one
+corpus's worth of each cache fits (a memo smaller than what a task cycles through would
+recompute everything: least-recently-used order evicts each entry just before its reuse).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Hashable, Iterable
+from functools import wraps
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+F = TypeVar("F", bound=Callable[..., Any])
+
+MB = 1024**2
+#: The peak resident memory a worker process should stay under (README, *Speed*).
+MEMORY_TARGET = 2048 * MB
+
+#: Every process-wide memo and its budget.  One place to see what a process keeps.
+BUDGETS: dict[str, int] = {
+    # systems.features.base: every feature class's output, as int32 ids (all systems), and
+    # each feature class's constructor parameters
+    "features.encoded": 320 * MB,
+    "features.param_names": 1 * MB,
+    # systems.crf: CRFsuite item sequences of documents (crf, mist and multi's bases)
+    "crf.encoded": 448 * MB,
+    # corpora.nlp: POS tags and lemmas per document, tags per sentence, lemma per word
+    "nlp.pos": 48 * MB,
+    "nlp.lemmas": 48 * MB,
+    "nlp.sentence_tags": 64 * MB,
+    "nlp.lemma": 24 * MB,
+    # bench.metrics: gold label codes and gold entities per document (scoring)
+    "metrics.gold": 32 * MB,
+    "metrics.gold_entities": 32 * MB,
+    # systems.patterns: dictionary look-up form of a token text
+    "patterns.forms": 24 * MB,
+}
+
+
+def approximate_size(value: Any) -> int:
+    """A cheap estimate of the bytes ``value`` holds (shallow, plus array buffers and the
+    items of small containers)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes + 112
+    if isinstance(value, str | bytes):
+        return sys.getsizeof(value)
+    if isinstance(value, tuple | list):
+        size = sys.getsizeof(value)
+        for item in value[:1]:  # items of one kind: size one, count them all
+            if isinstance(item, np.ndarray | tuple | list):
+                size += sum(approximate_size(x) for x in value)
+        return size
+    return sys.getsizeof(value)
+
+
+class Memo(Generic[K, V]):
+    """A thread-safe, least-recently-used mapping bounded by an estimate of its bytes.
+
+    ``name`` is its entry in :data:`BUDGETS` (or pass ``budget`` in bytes).  ``weigh(key,
+    value)`` estimates an entry's bytes (default :func:`approximate_size` of both);
+    ``document(key)`` gives the document fingerprint an entry belongs to, which makes the
+    memo subject to :func:`release`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        budget: int | None = None,
+        *,
+        weigh: Callable[[K, V], int] | None = None,
+        document: Callable[[K], str] | None = None,
+    ) -> None:
+        self.name = name
+        self.budget = BUDGETS[name] if budget is None else int(budget)
+        self.weigh = weigh or (lambda k, v: approximate_size(k) + approximate_size(v))
+        self.document = document
+        self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = self.evictions = 0
+        _register(self)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __repr__(self) -> str:
+        return (
+            f"Memo({self.name!r}, {len(self)} entries, {self._size / MB:.1f} of "
+            f"{self.budget / MB:.0f} MB)"
+        )
+
+    @property
+    def size(self) -> int:
+        """Estimated bytes held."""
+        return self._size
+
+    def get(self, key: K, default: Any = None) -> V | Any:
+        """The value of ``key`` (now the most recently used), else ``default``."""
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                self.misses += 1
+                return default
+            self._entries.move_to_end(key)
+            self.hits += 1
+            return hit[0]
+
+    def get_many(self, keys: Iterable[K], compute: Callable[[K], V]) -> list[V]:
+        """``[self.get(k) or compute(k) for k in keys]`` under one lock (hot paths: a value
+        per token); ``compute`` must be cheap and not use this memo."""
+        out: list[V] = []
+        append = out.append
+        with self._lock:
+            entries = self._entries
+            get, touch = entries.get, entries.move_to_end
+            for key in keys:
+                hit = get(key)
+                if hit is None:
+                    value = compute(key)
+                    self._insert(key, value)
+                    append(value)
+                else:
+                    touch(key)
+                    append(hit[0])
+        return out
+
+    def put(self, key: K, value: V) -> V:
+        """Store ``value`` under ``key`` (evicting the least recently used entries over the
+        budget) and return it.  An entry larger than the whole budget is not kept."""
+        with self._lock:
+            self._insert(key, value)
+        return value
+
+    def _insert(self, key: K, value: V) -> None:
+        size = int(self.weigh(key, value))
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._size -= old[1]
+        if size > self.budget:
+            return
+        self._entries[key] = (value, size)
+        self._size += size
+        while self._size > self.budget:
+            _, (_, dropped) = self._entries.popitem(last=False)
+            self._size -= dropped
+            self.evictions += 1
+
+    def get_or_compute(self, key: K, compute: Callable[[], V]) -> V:
+        """The value of ``key``, computed (outside the lock) and stored on a miss."""
+        sentinel = _MISSING
+        hit = self.get(key, sentinel)
+        if hit is not sentinel:
+            return hit
+        return self.put(key, compute())
+
+    def discard(self, key: K) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._size -= old[1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._size = 0
+
+    def retain(self, documents: Collection[str]) -> int:
+        """Drop the entries of documents not in ``documents``; returns how many went.
+        A memo not keyed by document keeps everything."""
+        if self.document is None:
+            return 0
+        of = self.document
+        with self._lock:
+            gone = [k for k in self._entries if of(k) not in documents]
+            for k in gone:
+                self._size -= self._entries.pop(k)[1]
+        return len(gone)
+
+
+_MISSING: Any = object()
+_MEMOS: weakref.WeakSet[Memo[Any, Any]] = weakref.WeakSet()
+_MEMOS_LOCK = threading.Lock()
+
+
+def _register(memo: Memo[Any, Any]) -> None:
+    with _MEMOS_LOCK:
+        _MEMOS.add(memo)
+
+
+def memos() -> list[Memo[Any, Any]]:
+    """Every memo created in this process (module-level ones live as long as it does)."""
+    with _MEMOS_LOCK:
+        return list(_MEMOS)
+
+
+def release(keep: Collection[str] = (), *, idle: bool = True) -> int:
+    """Drop, from every document-keyed memo, the entries of documents not in ``keep`` (the
+    fingerprints some task still to run needs); returns how many entries went.
+
+    Then run the hooks of :func:`on_release` with ``idle``: whether no task is running in
+    this process any more, so that state tied to what is still held may start over (the
+    feature vocabulary does when no document's features are held).
+    """
+    gone = sum(m.retain(keep) for m in memos())
+    for hook in list(_HOOKS):
+        hook(idle)
+    return gone
+
+
+_HOOKS: list[Callable[[bool], None]] = []
+
+
+def on_release(hook: Callable[[bool], None]) -> Callable[[bool], None]:
+    """Register ``hook(idle)`` to run after every :func:`release` (a decorator)."""
+    _HOOKS.append(hook)
+    return hook
+
+
+def clear_all() -> None:
+    """Empty every memo (tests; a process that starts over)."""
+    for m in memos():
+        m.clear()
+    for hook in list(_HOOKS):
+        hook(True)
+
+
+def memoize(name: str, budget: int | None = None, **options: Any) -> Callable[[F], F]:
+    """A function memoized in a :class:`Memo` (for functions of hashable arguments, in place
+    of :func:`functools.lru_cache`).  The wrapper has ``memo`` and ``cache_clear()``."""
+
+    def decorate(func: F) -> F:
+        memo: Memo[Any, Any] = Memo(name, budget, **options)
+
+        @wraps(func)
+        def wrapper(*args: Any) -> Any:
+            hit = memo.get(args, _MISSING)
+            if hit is _MISSING:
+                hit = memo.put(args, func(*args))
+            return hit
+
+        wrapper.memo = memo  # type: ignore[attr-defined]
+        wrapper.cache_clear = memo.clear  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def summary() -> list[tuple[str, int, int, int]]:
+    """(name, entries, estimated bytes, budget) of every memo: for diagnostics."""
+    return sorted((m.name, len(m), m.size, m.budget) for m in memos())
