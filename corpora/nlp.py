@@ -175,13 +175,6 @@ def lemmas(document: Document) -> tuple[str, ...]:
     return _LEMMAS.put(key, result)
 
 
-def clear_caches() -> None:
-    _POS.clear()
-    _LEMMAS.clear()
-    _tag_sentence.cache_clear()
-    lemma.cache_clear()
-
-
 #: Bump when tagging or lemmatizing changes, to invalidate the disk cache of :func:`warm_cache`.
 NLP_CACHE_VERSION = 1
 

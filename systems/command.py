@@ -60,8 +60,6 @@ from systems.span_recovery import FORMATS, OFFSET_UNITS, recover_spans
 
 #: Environment variable naming the TOML file of external systems (``--peers`` sets it).
 ENV_PEERS = "DEID_BENCH_PEERS"
-#: Placeholders of the command template.
-PLACEHOLDERS = ("{input}", "{output}", "{python}")
 
 
 @register

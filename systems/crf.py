@@ -62,7 +62,7 @@ ALGORITHMS = ("l2sgd", "lbfgs", "ap")
 #: unseen default corpora it matched 30 L-BFGS iterations for ``crf`` (F 0.983-0.986 both)
 #: and beat them for ``mist`` (0.978-0.988 against 0.961-0.975, L-BFGS being far from
 #: converged there) in 60 % of the time; L-BFGS at 20 iterations lost 2 points.  Those were
-#: single-fold spot checks; the whole-corpus comparison is a run with the old learner,
+#: single-fold spot checks; the whole-corpus comparison is a run with the L-BFGS learner,
 #: ``python -m bench run --systems crf,mist --param crf.algorithm=lbfgs --param
 #: crf.max_iterations=30 --param crf.c2=0.1 --param mist.algorithm=lbfgs --param
 #: mist.max_iterations=30 --param mist.c2=0.1``, against ``reports/example``.

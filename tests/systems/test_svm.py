@@ -72,6 +72,8 @@ def test_binary_svm_learns_phi_from_local_context() -> None:
     assert {lab for doc in pred for lab in doc} == {PHI, OUTSIDE}
     counts = token_counts(gold_labels(test), pred)
     assert counts.recall > 0.9 and counts.precision > 0.9
+    names = model.feature_names()  # one name per fitted column, for error analysis
+    assert len(names) == len(model.columns_) and len(set(names)) == len(names)
 
 
 @requires_nltk
