@@ -363,7 +363,7 @@ def render_report(
                     s["description"],
                     "yes" if s["requires_training"] else "no",
                     s["headline_subset"],
-                    DEPARTURES.get(n, ""),
+                    DEPARTURES.get(n, DEPARTURES.get(s.get("registered", n), "")),
                 ]
                 for n, s in result.systems.items()
             ],

@@ -73,6 +73,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         systems={
             name: {
                 "description": spec.description,
+                "registered": spec.cls.name,
                 "params": dict(spec.params),
                 "tags": spec.tags.as_dict(),
                 "wrappers": [w.__name__ for w, _ in spec.wrappers],

@@ -226,3 +226,24 @@ def test_a_partially_scored_system_is_left_out_of_other_categories(toy_systems) 
     entity = text.split("### Entity level (binary PHI)")[1].split("\n#")[0]
     assert "| toy-people" not in entity and "| toy-capitals" in entity
     assert "Holm" in text
+
+
+def test_an_aliased_system_keeps_its_sources_departures(tmp_path) -> None:
+    """``svm-mc=svm`` is the paper's SVM run with other parameters: the same departures."""
+    from bench.paper_figures import DEPARTURES
+
+    result = run(
+        RunConfig(
+            systems=["heuristic,rules=heuristic"],
+            corpora=["toy"],
+            folds=2,
+            show_progress=False,
+            n_resamples=20,
+            n_shuffles=20,
+        ),
+        {"toy": make_corpus(4)},
+    )
+    assert result.systems["rules"]["registered"] == "heuristic"
+    text = report.render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
+    rows = [line for line in text.splitlines() if line.startswith("| rules ")]
+    assert rows and DEPARTURES["heuristic"] in rows[0]
