@@ -89,6 +89,42 @@ def parse_bases(bases: str | Sequence[Any]) -> tuple[BaseSpec, ...]:
     return tuple(out)
 
 
+def collapse_rows(
+    rows: Sequence[dict[str, float]], labels: Sequence[str]
+) -> tuple[list[dict[str, float]], list[str], np.ndarray]:
+    """Identical (meta features, label) pairs as one row weighted by its count.
+
+    Most tokens look alike to the meta-classifier (every base says ``O``, and so do their
+    neighbours), so a training fold of 150,000 tokens holds a few thousand distinct rows.
+    liblinear's objective sums a per-row loss times the row's weight, so a row of weight
+    *n* is the same problem as *n* copies: the same model, fitted in a fraction of the
+    time.  Rows keep the order of their first occurrence (deterministic)."""
+    counts: dict[tuple[tuple[str, ...], str], int] = {}
+    first: dict[tuple[tuple[str, ...], str], dict[str, float]] = {}
+    for row, label in zip(rows, labels, strict=True):
+        key = (tuple(row), label)
+        if key in counts:
+            counts[key] += 1
+        else:
+            counts[key] = 1
+            first[key] = row
+    keys = list(counts)
+    return (
+        [first[k] for k in keys],
+        [k[1] for k in keys],
+        np.array([counts[k] for k in keys], dtype=np.float64),
+    )
+
+
+def balanced_weights(labels: Sequence[str]) -> dict[str, float]:
+    """scikit-learn's ``class_weight="balanced"`` computed on every token, which the
+    collapsed rows (:func:`collapse_rows`) no longer show one by one."""
+    classes, counts = np.unique(np.asarray(labels, dtype=object), return_counts=True)
+    return {
+        str(c): len(labels) / (len(classes) * int(n)) for c, n in zip(classes, counts, strict=True)
+    }
+
+
 def _int32(X: sp.csr_matrix) -> sp.csr_matrix:
     """liblinear accepts only 32-bit sparse indices (scipy may hand out 64-bit ones)."""
     X = sp.csr_matrix(X)
@@ -204,10 +240,13 @@ class MultiDeidentifier(System):
         middle = time.perf_counter()
         X_rows = self._meta_features(documents, per_base)
         y = [t.label for doc in documents for t in doc.tokens]
+        rows, labels, weights = collapse_rows(X_rows, y)
         self.vectorizer_ = DictVectorizer()
-        X = _int32(self.vectorizer_.fit_transform(X_rows))
-        self.classifier_ = LinearSVC(C=self.C, class_weight="balanced", random_state=self.seed)
-        self.classifier_.fit(X, y)
+        X = _int32(self.vectorizer_.fit_transform(rows))
+        self.classifier_ = LinearSVC(
+            C=self.C, class_weight=balanced_weights(y), random_state=self.seed
+        )
+        self.classifier_.fit(X, labels, sample_weight=weights)
         self.seconds_["inner_cross_fitting"] += middle - start
         self.seconds_["meta"] += time.perf_counter() - middle
         return self

@@ -295,3 +295,36 @@ def test_external_tools_are_legitimate_bases(toys, tmp_path) -> None:
         assert set(info["seconds"]) == {"inner_cross_fitting", "bases_on_all_training", "meta"}
     finally:
         unregister("test-tool")
+
+
+def test_collapsed_meta_rows_fit_the_same_svm_as_one_row_per_token() -> None:
+    """Identical rows merged into one weighted row: the same liblinear problem, so the
+    same decisions and (within the solver's tolerance) the same weights."""
+    import numpy as np
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(0)
+    votes = ["O", "DATE", "DOCTOR"]
+    rows, labels = [], []
+    for _ in range(3000):
+        a, b = rng.choice(votes), rng.choice(votes)
+        rows.append({f"a={a}": 1.0, f"b={b}": 1.0})
+        truth = a if rng.random() < 0.9 else b
+        labels.append(str(truth))
+    collapsed, y, w = multi_module.collapse_rows(rows, labels)
+    assert len(collapsed) <= 27 and w.sum() == len(rows)
+    vec = DictVectorizer().fit(rows)
+    full = LinearSVC(C=0.5, class_weight="balanced", random_state=0, tol=1e-8, max_iter=100000)
+    X = multi_module._int32(vec.transform(rows))
+    full.fit(X, labels)
+    small = LinearSVC(
+        C=0.5,
+        class_weight=multi_module.balanced_weights(labels),
+        random_state=0,
+        tol=1e-8,
+        max_iter=100000,
+    )
+    small.fit(multi_module._int32(vec.transform(collapsed)), y, sample_weight=w)
+    assert (full.predict(X) == small.predict(X)).all()
+    np.testing.assert_allclose(full.coef_, small.coef_, atol=1e-3)
