@@ -59,15 +59,13 @@ def code_fingerprint(system: System) -> str:
 
 def code_modules(system: System) -> set[str]:
     """The system's module and those of the systems it wraps or stacks (found among its
-    parameters, or declared by a ``base_modules()`` method for systems named by string)."""
+    parameters, or declared by :meth:`~systems.base.System.base_modules` for systems named
+    by string)."""
     modules = {type(system).__module__}
     for value in system.get_params().values():
         if isinstance(value, System):
             modules |= code_modules(value)
-    extra = getattr(system, "base_modules", None)
-    if callable(extra):
-        modules |= set(extra())
-    return modules
+    return modules | set(system.base_modules())
 
 
 def prediction_key(system: System, train: Sequence[Document], test: Sequence[Document]) -> str:
