@@ -243,14 +243,6 @@ def on_release(hook: Callable[[bool], None]) -> Callable[[bool], None]:
     return hook
 
 
-def clear_all() -> None:
-    """Empty every memo (tests; a process that starts over)."""
-    for m in memos():
-        m.clear()
-    for hook in list(_HOOKS):
-        hook(True)
-
-
 def memoize(name: str, budget: int | None = None, **options: Any) -> Callable[[F], F]:
     """A function memoized in a :class:`Memo` (for functions of hashable arguments, in place
     of :func:`functools.lru_cache`).  The wrapper has ``memo`` and ``cache_clear()``."""
@@ -270,8 +262,3 @@ def memoize(name: str, budget: int | None = None, **options: Any) -> Callable[[F
         return wrapper  # type: ignore[return-value]
 
     return decorate
-
-
-def summary() -> list[tuple[str, int, int, int]]:
-    """(name, entries, estimated bytes, budget) of every memo: for diagnostics."""
-    return sorted((m.name, len(m), m.size, m.budget) for m in memos())

@@ -45,7 +45,7 @@ import numpy as np
 from corpora import memo
 from corpora.model import OUTSIDE, Document
 from systems.base import System, register
-from systems.features.base import FEATURE_SPACE, FeatureClass, TokenFeatures, combine
+from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
 from systems.illinois import Rows, TwoStage
@@ -181,8 +181,7 @@ def encoded_rows(
         key = (doc.fingerprint, names, sequence)
         hit = _ENCODED.get(key)
         if hit is None:
-            # each token's names without repeats, in combine()'s order (all weights 1.0)
-            rows = [list(dict.fromkeys(r)) for r in FEATURE_SPACE.token_names(features, doc)]
+            rows = token_names(features, [doc])  # every feature an indicator (weight 1.0)
             bounds = tuple(sequence_bounds(doc, sequence))
             items = tuple(pycrfsuite.ItemSequence(rows[s:e]) for s, e in bounds)
             size = ATTRIBUTE_BYTES * sum(map(len, rows)) + ITEM_BYTES * len(rows)

@@ -215,15 +215,6 @@ class FeatureSpace:
             out.data[:] = 1.0
         return out
 
-    def clear(self) -> None:
-        """Forget every encoding and the vocabulary."""
-        with self._lock:
-            self._encoded.clear()
-            self.vocabulary = {}
-            self.names = []
-            self._names_array, self._names_filled = np.empty(0, dtype=object), 0
-            self.generation += 1
-
     def restart_if_empty(self) -> None:
         """Start the vocabulary over when no encoding refers to it any more."""
         with self._lock:
