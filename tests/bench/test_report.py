@@ -194,18 +194,23 @@ def test_marks_against_the_best_are_holm_corrected() -> None:
     assert marked == {"b": False, "c": False}
 
 
-def test_a_partially_scored_system_is_left_out_of_other_categories(toy_systems) -> None:
-    result = run(
+def _quick_run(systems: str, n_documents: int, folds: int):
+    """A cross-validated run of ``systems`` on the toy corpus, few resamples (fast)."""
+    return run(
         RunConfig(
-            systems=["toy-capitals,toy-people"],
+            systems=[systems],
             corpora=["toy"],
-            folds=3,
+            folds=folds,
             show_progress=False,
             n_resamples=20,
             n_shuffles=20,
         ),
-        {"toy": make_corpus(9)},
+        {"toy": make_corpus(n_documents)},
     )
+
+
+def test_a_partially_scored_system_is_left_out_of_other_categories(toy_systems) -> None:
+    result = _quick_run("toy-capitals,toy-people", 9, 3)
     table = report.category_table(
         result.results,
         "toy",
@@ -228,21 +233,11 @@ def test_a_partially_scored_system_is_left_out_of_other_categories(toy_systems) 
     assert "Holm" in text
 
 
-def test_an_aliased_system_keeps_its_sources_departures(tmp_path) -> None:
+def test_an_aliased_system_keeps_its_sources_departures() -> None:
     """``svm-mc=svm`` is the paper's SVM run with other parameters: the same departures."""
     from bench.paper_figures import DEPARTURES
 
-    result = run(
-        RunConfig(
-            systems=["heuristic,rules=heuristic"],
-            corpora=["toy"],
-            folds=2,
-            show_progress=False,
-            n_resamples=20,
-            n_shuffles=20,
-        ),
-        {"toy": make_corpus(4)},
-    )
+    result = _quick_run("heuristic,rules=heuristic", 4, 2)
     assert result.systems["rules"]["registered"] == "heuristic"
     text = report.render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
     rows = [line for line in text.splitlines() if line.startswith("| rules ")]
