@@ -113,9 +113,7 @@ def validate_config(config: RunConfig) -> None:
     except ValueError as exc:
         raise UsageError(f"--objective: {exc}") from None
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
-        raise UsageError(
-            f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}"
-        )
+        raise UsageError(f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}")
     bad = [a for a in config.augment if a not in AUGMENTATIONS]
     if bad:
         raise UsageError(f"--augment {','.join(bad)}: use {', '.join(AUGMENTATIONS)}")
@@ -233,7 +231,12 @@ def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, 
         out.append(
             (
                 Tuned,
-                {"objective": config.objective, "group_by": config.group_by, "seed": config.seed},
+                {
+                    "objective": config.objective,
+                    "group_by": config.group_by,
+                    "seed": config.seed,
+                    "selection_variants": tuple(config.augment),
+                },
             )
         )
     return tuple(out)

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
 from bench.augment import Augmented
 from bench.runner import RunConfig, run
-from bench.tuning import Objective, Tuned, candidates
+from bench.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE
 from tests.bench.toy import MemorySystem, RecordingSystem, make_corpus
 
@@ -103,6 +105,34 @@ def test_selection_sees_only_training_documents_grouped_by_patient(recorded) -> 
     assert {ids for _, ids in recorded} == {tuple(d.id for d in test)}
 
 
+class WideGrid(RecordingSystem):
+    """Four candidates: enough for successive halving to drop two."""
+
+    FITS: ClassVar[list[int]] = []
+
+    def search_space(self) -> dict[str, list[object]]:
+        return {"min_count": [1, 2, 50, 100]}
+
+    def fit(self, documents):
+        self.FITS.append(self.min_count)
+        return super().fit(documents)
+
+
+def test_selection_halves_the_grid_after_the_first_inner_fold(recorded) -> None:
+    WideGrid.FITS.clear()
+    docs = list(make_corpus(16, notes_per_patient=2).documents)
+    tuned = Tuned(WideGrid(), seed=0).fit(docs)
+    *inner, final = WideGrid.FITS
+    first, rest = inner[:4], inner[4:]
+    assert first == [1, 2, 50, 100]  # every candidate on the first inner fold
+    assert len(rest) == FINALISTS == 2 and len(set(rest)) == 2  # two finalists go on
+    info = tuned.fitted_info()
+    assert (info["candidates"], info["finalists"]) == (4, 2)
+    assert final == info["chosen"]["min_count"] in rest
+    # a candidate that memorises nothing (seen 50 times) loses on the first fold already
+    assert set(rest) == {1, 2}
+
+
 def test_tuning_a_system_without_scores_or_grid_just_fits() -> None:
     docs = list(make_corpus(6).documents)
     tuned = Tuned(MemorySystem()).fit(docs)
@@ -134,6 +164,23 @@ def test_augmentation_inside_tuning_copies_each_inner_training_part_only(recorde
         assert {i.split("+")[0] for i in fitted_on} == originals  # copies of its own part
         assert labelled and originals.isdisjoint(labelled)
         assert all("+" not in i for i in labelled)  # held-out notes are never transformed
+
+
+def test_selection_also_scores_the_held_out_parts_transformed_copies(recorded) -> None:
+    corpus = make_corpus(12, notes_per_patient=3)
+    docs = list(corpus.documents)
+    system = Augmented(RecordingSystem(), variants=("unseen",))
+    tuned = Tuned(system, seed=0, selection_variants=("unseen",)).fit(docs)
+    *inner, _ = _fits(recorded)
+    assert len(inner) == 2 * 2  # still one fit per candidate and inner fold
+    for fitted_on, labelled in inner:
+        held = {i for i in labelled if "+" not in i}
+        assert held and held.isdisjoint(fitted_on)
+        # the model also labels the unseen copies of exactly its held-out part
+        assert {i for i in labelled if "+" in i} == {f"{i}+unseen" for i in held}
+    assert tuned.fitted_info()["selected_on"] == ["authentic", "unseen"]
+    with pytest.raises(ValueError, match="selection variants"):
+        Tuned(system, selection_variants=("reversed",)).fit(docs)
 
 
 # ------------------------------------------------------------------------ through the runner
