@@ -126,9 +126,11 @@ def test_constructors_are_keyword_only_with_unchanged_names(cls: type[System]) -
 
 
 def test_search_space_and_param_checks() -> None:
-    assert get_system("crf").search_space() == {"c2": [0.001, 0.01, 0.1]}
-    assert get_system("mist").search_space() == {"c2": [0.001, 0.01, 0.1]}
-    assert get_system("crf", algorithm="ap").search_space() == {}  # penalties unused
+    grid = {"c2": [0.001, 0.01, 0.1], "max_iterations": [5, 10]}
+    assert get_system("crf").search_space() == grid
+    assert get_system("mist").search_space() == grid
+    # penalties unused by the perceptron: only its epochs
+    assert get_system("crf", algorithm="ap").search_space() == {"max_iterations": [5, 10]}
     get_system("crf", threshold=np.float32(0.3)).check_params()
     for bad in ({"threshold": "high"}, {"algorithm": "sgd"}, {"sequence": "paragraph"}):
         with pytest.raises(ValueError):
