@@ -300,7 +300,8 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         default="",
         metavar="VARIANT,...",
         help="add transformed copies of the training documents (surrogate, unseen) to "
-        "training, so learned systems do not memorise the training notes' names",
+        "training, so learned systems do not memorise the training notes' names; with "
+        "--tune, selection is also judged on the same copies of the held-out inner parts",
     )
     p.add_argument(
         "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"

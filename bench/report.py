@@ -621,9 +621,11 @@ def _grouping(info: Mapping[str, Any]) -> str:
 def _training_lines(info: Mapping[str, Any]) -> list[str]:
     lines = []
     if info.get("tune"):
+        judged = ["authentic", *info.get("augment", ())]
         lines.append(
             f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
-            "(`--tune`)"
+            f"(`--tune`; successive halving over each grid, judged on the held-out inner "
+            f"parts: {', '.join(judged)})"
         )
     if info.get("augment"):
         lines.append(
