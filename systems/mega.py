@@ -70,6 +70,28 @@ def _mimic(dictionaries: str | None, local_lists: bool = True) -> Sequence[Featu
     return (module.MimicRuleFeatures(dictionaries=dictionaries, local_lists=local_lists),)
 
 
+@MEGA_SOURCES.register(
+    "dates", "shorthand date forms of nursing notes (ours, not Tafvizi's; off by default)"
+)
+def _dates(dictionaries: str | None) -> Sequence[FeatureClass]:
+    from systems.features.dates import DateForms
+
+    return (DateForms(),)
+
+
+def source_names(sources: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The source names of a ``sources`` parameter (``None``: :data:`DEFAULT_SOURCES`)."""
+    if sources is None:
+        return DEFAULT_SOURCES
+    if isinstance(sources, str):
+        return tuple(s.strip() for s in sources.split(",") if s.strip())
+    return tuple(sources)
+
+
+#: The union Tafvizi built (Figure 1-1): what ``mega`` uses unless ``sources`` says more.
+DEFAULT_SOURCES = ("statdeid", "stanford", "mist", "illinois", "mimic")
+
+
 @register
 class MegaSVM(FeatureSVM):
     """Mega-deidentifier: one-vs-rest linear SVM on the union of all sources' features.
@@ -77,8 +99,9 @@ class MegaSVM(FeatureSVM):
     Parameters
     ----------
     sources:
-        Names from :data:`MEGA_SOURCES` (default all).  A single source gives the
-        "performance with Stanford / MITRE / MIMIC features" rows of Tafvizi's Appendix A.
+        Names from :data:`MEGA_SOURCES`, as a sequence or comma-separated (default
+        :data:`DEFAULT_SOURCES`, Tafvizi's five).  A single source gives the "performance
+        with Stanford / MITRE / MIMIC features" rows of Tafvizi's Appendix A.
         A source whose module is missing is skipped with a logged reason.
     mode:
         ``"multiclass"`` (Tafvizi) or ``"binary"``.
@@ -121,7 +144,7 @@ class MegaSVM(FeatureSVM):
         self.kernel = "linear"
 
     def feature_classes(self) -> list[FeatureClass]:
-        names = tuple(MEGA_SOURCES) if self.sources is None else tuple(self.sources)
+        names = source_names(self.sources)
         unknown = [n for n in names if n not in MEGA_SOURCES]
         if unknown:
             raise ValueError(f"unknown mega sources {unknown}; known: {', '.join(MEGA_SOURCES)}")

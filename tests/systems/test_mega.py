@@ -8,14 +8,20 @@ from bench.metrics import token_counts
 from corpora.model import PHI, gold_labels
 from systems.base import get_system
 from systems.features.common import PosWindow
-from systems.mega import MEGA_SOURCES, MegaSVM
+from systems.mega import DEFAULT_SOURCES, MEGA_SOURCES, MegaSVM
 from systems.svm import FEATURE_SPACE, unique_features
 from tests.conftest import requires_nltk
 from tests.systems.test_svm import notes
 
 
-def test_sources_are_tafvizis_five_systems() -> None:
-    assert list(MEGA_SOURCES) == ["statdeid", "stanford", "mist", "illinois", "mimic"]
+def test_sources_are_tafvizis_five_systems_plus_an_opt_in_one() -> None:
+    assert DEFAULT_SOURCES == ("statdeid", "stanford", "mist", "illinois", "mimic")
+    assert list(MEGA_SOURCES) == [*DEFAULT_SOURCES, "dates"]
+    default = {f.key() for f in MegaSVM()._features()}
+    assert not any(k.startswith("date_forms") for k in default)  # not Tafvizi's: off
+    wider = MegaSVM(sources="statdeid, mimic,dates")._features()  # CLI form: a string
+    assert {f.name for f in wider} >= {"date_forms", "mimic"}
+    assert "date_forms" not in {f.name for f in MegaSVM(sources=("statdeid",))._features()}
 
 
 def test_union_reuses_the_other_systems_objects_without_duplicates() -> None:
