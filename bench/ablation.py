@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.metrics import fbeta_from_counts, token_counts
+from bench.metrics import fbeta_from_counts, gold_phi, token_counts
 from corpora import nlp
 from corpora.folds import document_folds
 from corpora.model import OUTSIDE, Corpus, Document, gold_labels
@@ -182,7 +182,7 @@ def information_gain(
         tuple(n for n in wanted if unavailable_reason(n) is None), dictionaries=dictionaries
     )
     classes = [f for _, f in named]
-    y = np.fromiter((t.label != OUTSIDE for d in docs for t in d.tokens), dtype=np.int64)
+    y = gold_phi(docs).astype(np.int64)
     n, k = len(y), int(y.sum())
     x = FEATURE_SPACE.matrix(classes, docs)
     x.data[:] = 1.0

@@ -733,14 +733,19 @@ def precision_at_recall(
     return rows
 
 
-def pooled_binary_scores(
-    documents: Sequence[Document], scores: Sequence[np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
-    """(gold is PHI, score) of every token of ``documents``, flattened in order."""
-    gold = np.fromiter(
+def gold_phi(documents: Sequence[Document]) -> np.ndarray:
+    """Whether each token of ``documents`` is gold PHI, flattened in order."""
+    return np.fromiter(
         (t.label != OUTSIDE for d in documents for t in d.tokens),
         dtype=bool,
         count=sum(len(d.tokens) for d in documents),
     )
+
+
+def pooled_binary_scores(
+    documents: Sequence[Document], scores: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(gold is PHI, score) of every token of ``documents``, flattened in order."""
+    gold = gold_phi(documents)
     flat = np.concatenate([np.asarray(s, dtype=np.float64) for s in scores]) if scores else []
     return gold, np.asarray(flat, dtype=np.float64)

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from bench.augment import augmented_copy
-from bench.metrics import fbeta_from_counts, precision_recall_points
+from bench.metrics import fbeta_from_counts, gold_phi, precision_recall_points
 from bench.run_types import DEFAULT_OBJECTIVE, RECALL_OBJECTIVE, check_objective
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
@@ -292,7 +292,7 @@ class Tuned(Wrapper):
         got = prediction_cache.fit_predict_many(
             candidate, [documents[i] for i in train], [(None, t) for t in tests]
         )
-        return [(_gold(t), p) for t, p in zip(tests, got, strict=True)]
+        return [(gold_phi(t), p) for t, p in zip(tests, got, strict=True)]
 
     def fitted_info(self) -> dict[str, Any]:
         """What selection chose (``chosen``, with the threshold), its out-of-fold objective
@@ -302,15 +302,6 @@ class Tuned(Wrapper):
         if inner:
             info["system"] = inner
         return info
-
-
-def _gold(documents: Sequence[Document]) -> np.ndarray:
-    """Whether each token of ``documents`` is PHI, in order."""
-    return np.fromiter(
-        (t.label != OUTSIDE for d in documents for t in d.tokens),
-        dtype=bool,
-        count=sum(len(d.tokens) for d in documents),
-    )
 
 
 def _phi_labels(labels: Sequence[Sequence[str]]) -> np.ndarray:

@@ -404,12 +404,12 @@ class CrfSystem(System):
         between corpora.  Stopping SGD early is the other regularizer: on the embedded
         ``authentic`` corpus (first 300 notes, 3 folds of 200 / 100 notes) 5, 10 and 20
         epochs gave ``crf`` token PHI F1 0.961, 0.963, 0.962 and ``mist`` 0.967, 0.970,
-        0.971, and on the 390 notes of PhysioNet's tuning patients (trained on the other
-        1,170) ``crf`` with c2 = 0.1 found 60.2, 57.5 and 56.8 % of the PHI after 5, 10 and
-        30 epochs -- so the grid reaches down, not up, and stays cheap: most of a fit is
-        loading the sequences (warm features, 600 notes: 5.0 s at 5 epochs, 5.8 s at 10,
-        12.1 s at 30).  With ``algorithm="ap"`` the penalties are unused and only the
-        epochs are searched.
+        0.971, and on the 390 notes of PhysioNet's tuning patients, trained on the other 1,170
+        (``--train-corpus evaluation:physionet:DIR --corpora tuning:physionet:DIR``),
+        ``crf`` with c2 = 0.1 found 60.2, 57.5 and 56.8 % of the PHI after 5, 10 and 30
+        epochs -- so the grid reaches down, not up, and stays cheap (fewer epochs, not
+        more, and most of a fit is loading the sequences).  With ``algorithm="ap"`` the
+        penalties are unused and only the epochs are searched.
         """
         if self.algorithm == "ap":
             return {"max_iterations": list(SEARCH_EPOCHS)}
