@@ -36,9 +36,9 @@ log = logging.getLogger(__name__)
 
 SourceFactory = Callable[[str | None], Sequence[FeatureClass]]
 
-#: Feature-class sources of the Mega SVM (Tafvizi 2011, Figure 1-1), in her order: name ->
-#: factory(dictionaries) returning that system's feature-class objects.  The order is the
-#: order of the union's columns.
+#: Feature-class sources of the Mega SVM: Tafvizi's five (2011, Figure 1-1) in her order,
+#: then our opt-in ``dates``; name -> factory(dictionaries) returning the feature-class
+#: objects.  The order is the order of the union's columns.
 MEGA_SOURCES: Registry[SourceFactory] = Registry("mega feature source", ordered=True)
 
 
@@ -71,7 +71,7 @@ def _mimic(dictionaries: str | None, local_lists: bool = True) -> Sequence[Featu
 
 
 @MEGA_SOURCES.register(
-    "dates", "shorthand date forms of nursing notes (ours, not Tafvizi's; off by default)"
+    "dates", "which of the heuristic's date rules a token falls in (ours; off by default)"
 )
 def _dates(dictionaries: str | None) -> Sequence[FeatureClass]:
     from systems.features.dates import DateForms

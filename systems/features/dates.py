@@ -1,75 +1,66 @@
-"""Date forms of nursing notes that no source system's features name (ours, not a paper's).
+"""The heuristic baseline's date rules as features (ours, not Tafvizi's Mega).
 
 The learned systems find dates written as ``7/22`` or ``July 22``; what they miss are the
-shorthand forms of ICU nursing notes.  On the 390 notes of PhysioNet's *tuning* patients
-(never reported on; :func:`corpora.folds.tuning_split`), with Mega trained on the other
-1,170 notes, the dates among the last 4 % of PHI by score were ordinal days ("it's the
-11th"), two-digit years beside an apostrophe ("stopped smoking 62 '", "redo in ' 84"),
-"sept." and month/year pairs ("12/83"); and slash-separated lab values ("BUN/Cre 88/3.1",
-"PAP 23/17") scored like dates among the false alarms.  A token's own shape says which
-is which better than its words do, so this class names the forms:
+shorthand forms of ICU nursing notes.  Among the dates Mega missed on the 390 notes of
+PhysioNet's *tuning* patients (never reported on; :func:`corpora.folds.tuning_split`) when
+trained on the other 1,170 were ordinal days ("seen on the 3rd"), two-digit years beside
+an apostrophe ("quit in 71 '", "CABG ' 93"), month names cut short and month/year pairs
+("11/79"); among its false alarms were slash-separated lab values ("CVP 18/12").  (The
+examples are made up in the same forms; the error file of ``python -m bench run --systems
+mega --train-corpus evaluation:physionet:DIR --corpora tuning:physionet:DIR --errors
+FILE`` lists the real ones.)
 
-* ``df=ordinal``: a day number with its ordinal suffix (``11th``, ``3rd``);
-* ``df=month_abbrev``: a month name cut short (``Sept.``, ``jan``);
-* ``df=md_plausible``, ``df=my_plausible``, ``df=slash_implausible``: ``a/b`` with a month
-  and a day, a month and a year, or neither (``88/3``, ``140/6``);
-* ``df=apostrophe_year``: two digits with an apostrophe on them or beside them.
+Every one of those forms is already a date rule of the heuristic baseline
+(:mod:`systems.patterns`: Tafvizi's Table 2.2 and the ``DATE_EXTRA`` family, with their
+validators -- a month and a day in range, not a ventilator setting, a fraction or a pain
+score -- and the year-beside-a-medical-event rule).  So this class does not write date
+regexes of its own: it tells the SVM which of those rules a token falls in
+(``date_rule=date.year_apostrophe``, ``date_rule=date.md``, ...), and the SVM learns how
+far to trust each one on these notes.
 
-Tafvizi's Mega SVM has no such class; it is the ``dates`` source of
-:data:`systems.mega.MEGA_SOURCES`, off by default (``--param
+It is the ``dates`` source of :data:`systems.mega.MEGA_SOURCES`, off by default (``--param
 mega.sources=statdeid,stanford,mist,illinois,mimic,dates``).
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from corpora.model import OUTSIDE
 from systems.features.base import FeatureClass, TokenFeatures
+from systems.patterns import (
+    DATE_EXTRA,
+    DATE_TABLE,
+    PatternSet,
+    label_tokens,
+    token_forms,
+    year_tokens,
+)
 
 if TYPE_CHECKING:
     from corpora.model import Document
 
-_ORDINAL = re.compile(r"^\d{1,2}(st|nd|rd|th)$", re.IGNORECASE)
-_MONTH_ABBREV = re.compile(r"^(jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?$", re.I)
-_SLASH = re.compile(r"^(\d{1,2})/(\d{1,4})$")
-_TWO_DIGITS = re.compile(r"^'?\d{2}'?$")
-_APOSTROPHES = frozenset({"'", "`", "’"})
+#: The heuristic's date patterns, tried where they can start (:class:`PatternSet`).
+DATE_PATTERNS = PatternSet((*DATE_TABLE, *DATE_EXTRA))
+#: The rule name :func:`systems.patterns.year_tokens` stands for.
+YEAR_EVENT_RULE = "date.year_event"
 
 
 class DateForms(FeatureClass):
-    """Shorthand date forms of the target token (see the module docstring)."""
+    """Which of the heuristic's date rules the target token falls in, if any."""
 
     name = "date_forms"
 
     def extract(self, document: Document) -> list[TokenFeatures]:
         toks = document.tokens
-        n = len(toks)
-        out: list[TokenFeatures] = []
-        for i, tok in enumerate(toks):
-            w = tok.text
-            row: TokenFeatures = {}
-            if _ORDINAL.match(w):
-                row["df=ordinal"] = 1.0
-            if _MONTH_ABBREV.match(w):
-                row["df=month_abbrev"] = 1.0
-            slash = _SLASH.match(w)
-            if slash:
-                row[_slash_form(slash.group(1), slash.group(2))] = 1.0
-            if _TWO_DIGITS.match(w):
-                before = toks[i - 1].text if i > 0 else ""
-                after = toks[i + 1].text if i + 1 < n else ""
-                if "'" in w or before in _APOSTROPHES or after in _APOSTROPHES:
-                    row["df=apostrophe_year"] = 1.0
-            out.append(row)
-        return out
-
-
-def _slash_form(first: str, second: str) -> str:
-    """Which date ``first/second`` could be: month/day, month/two-digit year, or none."""
-    month, rest = int(first), int(second)
-    if 1 <= month <= 12 and 1 <= rest <= 31 and len(second) <= 2:
-        return "df=md_plausible"
-    if 1 <= month <= 12 and (len(second) == 2 or 1900 <= rest <= 2100):
-        return "df=my_plausible"
-    return "df=slash_implausible"
+        labels = [OUTSIDE] * len(toks)
+        rules = [""] * len(toks)
+        if not toks:
+            return []
+        starts = [t.start for t in toks]
+        forms = token_forms(toks)
+        matches = DATE_PATTERNS.find(document.text, forms, starts)
+        label_tokens(toks, matches, labels, rules, starts=starts)
+        for i in year_tokens(forms):
+            rules[i] = rules[i] or YEAR_EVENT_RULE
+        return [{f"date_rule={rule}": 1.0} if rule else {} for rule in rules]

@@ -1,4 +1,4 @@
-"""The shorthand date forms of nursing notes (``mega``'s opt-in ``dates`` source)."""
+"""The heuristic's date rules as features (``mega``'s opt-in ``dates`` source)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from systems.features.dates import DateForms
 
 NOTE = Document(
     "n",
-    "it's the 11th. stopped smoking 62 '. MI in ' 84 and redo in Sept. "
-    "Reoccluded in 12/83, seen 3/2 and 12/2006. BUN/Cre 88/3.1, PAP 23/17, ratio 1/2.",
+    "seen on the 11th. quit smoking 62'. CABG in '84 and again in Sept. "
+    "Stent in 12/83, seen 3/2. K/Mg 88/3.1, CVP 23/17, ratio 1/2.",
 )
 
 
@@ -18,20 +18,23 @@ def _forms(word: str) -> set[str]:
 
 
 def test_ordinal_days_and_month_abbreviations() -> None:
-    assert _forms("11th") == {"df=ordinal"}
-    assert _forms("Sept.") == {"df=month_abbrev"}
+    assert _forms("11th") == {"date_rule=date.ordinal"}
+    assert _forms("Sept.") == {"date_rule=date.month"}
     assert _forms("smoking") == set()
 
 
 def test_apostrophe_years_on_either_side() -> None:
-    assert _forms("62") == {"df=apostrophe_year"}
-    assert _forms("84") == {"df=apostrophe_year"}
+    assert _forms("62") == {"date_rule=date.year_apostrophe"}
+    assert _forms("84") == {"date_rule=date.year_apostrophe"}
 
 
-def test_slash_pairs_say_which_date_they_could_be() -> None:
-    assert _forms("3/2") == {"df=md_plausible"}
-    assert _forms("12/83") == {"df=my_plausible"}  # no 83rd day: a month and a year
-    assert _forms("12/2006") == {"df=my_plausible"}
-    assert _forms("23/17") == {"df=slash_implausible"}  # no 23rd month: a lab value
-    assert _forms("1/2") == {"df=md_plausible"}  # a fraction can look like a date; context decides
+def test_slash_pairs_only_where_a_date_rule_accepts_them() -> None:
+    assert _forms("3/2") == {"date_rule=date.md"}
+    assert _forms("12/83") == {"date_rule=date.my"}  # no 83rd day: a month and a year
+    assert _forms("23/17") == set()  # no 23rd month: a lab value
+    assert _forms("1/2") == set()  # a fraction, which the heuristic's validator rejects
     assert _forms("88/3.1") == set()  # a decimal is no date part
+
+
+def test_an_empty_note_has_no_rows() -> None:
+    assert DateForms().extract(Document("e", "")) == []
