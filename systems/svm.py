@@ -55,6 +55,7 @@ from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
 from systems.features.statdeid import (
     ALL_FEATURES,
     STATDEID_FEATURES,
+    WORD_FORM_FEATURES,
     build,
     unavailable_reason,
 )
@@ -328,6 +329,10 @@ class LocalContextSVM(FeatureSVM):
         Names from :data:`systems.features.statdeid.ALL_FEATURES` (``"all"`` adds the
         optional ones); ``None`` is the 2006 paper's set.  An optional class that cannot run
         here (Link Grammar not installed) is left out with a logged reason.
+    word_form:
+        Add the word-form classes (:data:`systems.features.statdeid.WORD_FORM_FEATURES`:
+        word shapes and character n-grams) to ``features``.  Off by default, the paper's
+        set; ``--tune`` chooses it inside the training folds (:meth:`search_space`).
     kernel:
         ``"linear"`` (liblinear), ``"poly"`` (quadratic) or ``"rbf"`` (both libsvm).
     C:
@@ -366,6 +371,7 @@ class LocalContextSVM(FeatureSVM):
         seed: int = 0,
         multi_class: str = "ovr",
         train_categories: tuple[str, ...] | None = None,
+        word_form: bool = False,
     ) -> None:
         self.mode = mode
         self.features = features
@@ -377,9 +383,21 @@ class LocalContextSVM(FeatureSVM):
         self.seed = seed
         self.multi_class = multi_class
         self.train_categories = None if train_categories is None else tuple(train_categories)
+        self.word_form = word_form
+
+    def search_space(self) -> dict[str, list[Any]]:
+        """``--tune`` grid: :class:`FeatureSVM`'s, and with or without the word-form classes.
+
+        The paper's features describe which word a token is and which words surround it; on
+        notes of new patients most names are words the training notes never held, so whether
+        word shapes and affixes earn their place is a question for the inner folds.
+        """
+        return {**super().search_space(), "word_form": [False, True]}
 
     def feature_classes(self) -> list[FeatureClass]:
         names = list(STATDEID_FEATURES) if self.features is None else list(self.features)
+        if self.word_form:
+            names = list(dict.fromkeys(names + list(WORD_FORM_FEATURES)))
         if "all" in names:
             names = list(dict.fromkeys([n for n in names if n != "all"] + list(ALL_FEATURES)))
         usable = []
