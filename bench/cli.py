@@ -304,6 +304,14 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         "--tune, selection is also judged on the same copies of the held-out inner parts",
     )
     p.add_argument(
+        "--extra-training",
+        default=None,
+        metavar="CORPUS",
+        help="add this corpus's documents to every training set, inner folds of --tune "
+        "included, and never score them (e.g. tuning:physionet:DIR beside "
+        "evaluation:physionet:DIR); refused if it shares a document or patient with --corpora",
+    )
+    p.add_argument(
         "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
     )
     _peers_option(p)
@@ -747,6 +755,7 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         tune=args.tune,
         objective=args.objective,
         augment=tuple(a.strip() for a in args.augment.split(",") if a.strip()),
+        extra_training=getattr(args, "extra_training", None),
         **({"fractions": fractions} if fractions else {}),
     )
     result = run(config)

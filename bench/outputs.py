@@ -83,6 +83,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "tune": cfg.tune,
         "objective": cfg.objective if cfg.tune else None,
         "augment": list(cfg.augment),
+        "extra_training": cfg.extra_training,
         "jobs": cfg.jobs,
         "backend": cfg.backend or ("sequential" if cfg.jobs == 1 else "joblib"),
         "alpha": cfg.alpha,

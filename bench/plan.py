@@ -119,6 +119,8 @@ def validate_config(config: RunConfig) -> None:
         raise UsageError(f"--augment {','.join(bad)}: use {', '.join(AUGMENTATIONS)}")
     if config.test_variant and (config.train_corpus or config.protocol not in ("auto", "cv")):
         raise UsageError("--test-variant works with cross-validation only")
+    if config.extra_training and (config.train_corpus or config.protocol not in ("auto", "cv")):
+        raise UsageError("--extra-training works with cross-validation only")
     if not 0 < config.alpha < 1:
         raise UsageError(f"--alpha {config.alpha}: must be between 0 and 1")
     if config.n_shuffles < 1:
@@ -216,8 +218,9 @@ def _class_and_preset(entry: Any) -> tuple[type, dict[str, Any]]:
 
 
 def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, Any]], ...]:
-    """The run-level wrappers of a learned system: augmentation inside tuning, so each inner
-    fold augments only its own training part."""
+    """The run-level wrappers of a learned system, innermost first: augmentation, then the
+    extra training documents (augmented with the rest), then tuning, so each inner fold
+    augments only its own training part and adds the extra documents to it."""
     if not system.tags().requires_training:
         return ()
     out: list[tuple[type, Mapping[str, Any]]] = []
@@ -225,6 +228,11 @@ def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, 
         from bench.augment import Augmented
 
         out.append((Augmented, {"variants": tuple(config.augment), "seed": config.seed}))
+    if config.extra_training:
+        from bench.extra_training import ExtraTraining, extra_corpus
+
+        fingerprint = extra_corpus(config.extra_training).fingerprint
+        out.append((ExtraTraining, {"corpus": config.extra_training, "fingerprint": fingerprint}))
     if config.tune:
         from bench.tuning import Tuned
 
@@ -294,9 +302,25 @@ def load_corpora(
 # --------------------------------------------------------------------------- the plan
 
 
+def _load_extra_training(spec: str) -> None:
+    """Load the ``--extra-training`` corpus once, turning a bad spec or file into a usage
+    error that names it (its fingerprint is part of every learned system's cache key)."""
+    from bench.extra_training import extra_corpus
+    from corpora.model import CorpusError
+
+    try:
+        corpus = extra_corpus(spec)
+    except (CorpusError, OSError, ValueError) as exc:
+        raise UsageError(f"--extra-training {spec}: {exc}") from None
+    if not corpus.documents:
+        raise UsageError(f"--extra-training {spec}: no documents")
+
+
 def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Plan:
     """Validate, resolve systems, load corpora, split them, and lay out the tasks."""
     validate_config(config)
+    if config.extra_training:
+        _load_extra_training(config.extra_training)
     systems = resolve_systems(config.systems, config)
     preloaded = dict(preloaded or {})
     specs = resolve_corpora(config.corpora)
@@ -311,6 +335,14 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
         if name in preloaded:
             corpora[name] = preloaded[name]
             skipped.setdefault(name, 0)
+
+    if config.extra_training:
+        from bench.extra_training import check_disjoint, extra_corpus
+
+        try:
+            check_disjoint(extra_corpus(config.extra_training), {s: corpora[s] for s in specs})
+        except ValueError as exc:
+            raise UsageError(f"--extra-training {config.extra_training}: {exc}") from None
 
     splits: dict[str, list[Split]] = {}
     for spec in specs:

@@ -632,6 +632,12 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
             "- Training augmented with transformed copies of the training documents: "
             + ", ".join(info["augment"])
         )
+    if info.get("extra_training"):
+        lines.append(
+            f"- Learned systems also trained on every document of `{info['extra_training']}` "
+            "(`--extra-training`: in every training set, inner folds included; never scored, "
+            "and sharing no document or patient with the scored corpora)"
+        )
     if info.get("test_variant"):
         lines.append(
             f"- Also tested on the `{info['test_variant']}` variant of each test fold "

@@ -115,6 +115,9 @@ class RunConfig:
     objective: str = DEFAULT_OBJECTIVE
     #: Variant transforms whose copies of the training documents are added to training.
     augment: tuple[str, ...] = ()
+    #: Corpus whose documents join every training set and are never scored
+    #: (:mod:`bench.extra_training`).
+    extra_training: str | None = None
     lenient: bool = False
     n_documents: int | None = None
     phi_rate: float = 1.0

@@ -1,0 +1,115 @@
+"""Training notes that are never scored (``--extra-training CORPUS``).
+
+A hospital trains its de-identifier on every annotated note it has, but a benchmark can only
+report on notes its models never saw.  The PhysioNet deid corpus is split by patient into an
+*evaluation* subset (the reported notes) and a *tuning* subset kept apart so that rules can
+be adjusted on notes nobody reports on (:func:`corpora.folds.tuning_split`).  Learned systems
+need no such protection: the tuning patients' notes can join every training set while the
+cross-validation still scores the evaluation patients only.  ``--extra-training
+tuning:physionet:DIR`` does that -- closer to how a model is trained in practice, with the
+reported notes untouched.
+
+:class:`ExtraTraining` adds the documents of ``corpus`` to whatever a learned system is
+trained on: each outer training fold and, inside ``--tune``, each inner training part (the
+held-out inner parts, on which selection is judged, stay what they were).  With
+``--augment``, the extra documents are augmented like the others.  The run refuses an extra
+corpus that shares a document or a patient with a scored corpus (:func:`check_disjoint`):
+that would be training on the test notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from corpora.folds import DEFAULT_GROUP_KEY
+from corpora.model import Corpus, Document
+from systems.base import System, Wrapper
+
+
+@lru_cache(maxsize=4)
+def extra_corpus(spec: str) -> Corpus:
+    """The corpus ``spec``, loaded once per process (plan and workers alike)."""
+    from corpora.load import load_corpus
+
+    corpus, _ = load_corpus(spec)
+    return corpus
+
+
+def check_disjoint(extra: Corpus, scored: Mapping[str, Corpus]) -> None:
+    """Raise ``ValueError`` if ``extra`` shares a document id or a patient with a scored corpus.
+
+    Patients are compared where both sides know them (the ``patient`` metadata key): a
+    patient's other notes in training would let a model "find" names it learned from them.
+    """
+    ids = {d.id for d in extra.documents}
+    patients = {
+        str(d.metadata[DEFAULT_GROUP_KEY])
+        for d in extra.documents
+        if d.metadata.get(DEFAULT_GROUP_KEY) not in (None, "")
+    }
+    for spec, corpus in scored.items():
+        shared_ids = sorted(ids & {d.id for d in corpus.documents})
+        shared_patients = sorted(
+            patients
+            & {
+                str(d.metadata[DEFAULT_GROUP_KEY])
+                for d in corpus.documents
+                if d.metadata.get(DEFAULT_GROUP_KEY) not in (None, "")
+            }
+        )
+        if shared_ids or shared_patients:
+            what = (
+                f"{len(shared_ids)} document(s), e.g. {shared_ids[0]!r}"
+                if shared_ids
+                else f"{len(shared_patients)} patient(s), e.g. {shared_patients[0]!r}"
+            )
+            raise ValueError(f"shares {what} with the scored corpus {spec}")
+
+
+class ExtraTraining(Wrapper):
+    """``system`` trained on its training documents plus every document of ``corpus``.
+
+    Parameters
+    ----------
+    system:
+        The system to train (unfitted; a clone is fitted).
+    corpus:
+        Corpus spec of the extra documents (``tuning:physionet:DIR``).
+    fingerprint:
+        The extra corpus's :attr:`~corpora.model.Corpus.fingerprint` when the run was
+        planned: part of the prediction-cache key, and checked when the documents are
+        loaded, so edited files are never mixed with predictions made from the old ones.
+    """
+
+    def __init__(self, system: System, corpus: str = "", fingerprint: str = ""):
+        self.system = system
+        self.corpus = corpus
+        self.fingerprint = fingerprint
+
+    def check_params(self) -> None:
+        if not self.corpus:
+            raise ValueError("extra training needs a corpus spec")
+        super().check_params()
+
+    def documents(self) -> tuple[Document, ...]:
+        """The extra documents, refused if the corpus changed since the run was planned."""
+        corpus = extra_corpus(self.corpus)
+        if self.fingerprint and corpus.fingerprint != self.fingerprint:
+            raise RuntimeError(
+                f"--extra-training {self.corpus}: the corpus changed since the run was planned"
+            )
+        return tuple(corpus.documents)
+
+    def fit(self, documents: Sequence[Document]) -> ExtraTraining:
+        self.check_params()
+        extra = self.documents()
+        fitted = self.system.clone()
+        fitted.fit([*documents, *extra])
+        self.fitted_ = fitted
+        self.extra_documents_ = len(extra)
+        return self
+
+    def fitted_info(self) -> dict[str, Any]:
+        return {**super().fitted_info(), "extra_documents": getattr(self, "extra_documents_", 0)}
