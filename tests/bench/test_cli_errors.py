@@ -104,6 +104,19 @@ CASES: dict[str, tuple[list[str], str]] = {
     "objective-level": ([*RUN, "--tune", "--objective", "precision@recall=1.5"], "0 < R < 1"),
     "protocol-unknown": ([*RUN, "--protocol", "holdout"], "invalid choice"),
     "augment-unknown": ([*RUN, "--augment", "shuffled"], "--augment"),
+    "extra-training-missing": (
+        [*RUN, "--extra-training", "jsonl:{missing}"],
+        "--extra-training jsonl:",
+    ),
+    "extra-training-empty": ([*RUN, "--extra-training", "jsonl:{blank}"], "--extra-training"),
+    "extra-training-is-the-corpus": (
+        [*RUN, "--extra-training", "jsonl:{jsonl}"],
+        "shares 9 document(s)",
+    ),
+    "extra-training-with-train-corpus": (
+        [*RUN, "--train-corpus", "jsonl:{one}", "--extra-training", "jsonl:{one}"],
+        "--extra-training works with cross-validation only",
+    ),
     "test-variant-unknown": ([*RUN, "--test-variant", "reversed"], "invalid choice"),
     "test-variant-with-split": (
         [*RUN, "--test-variant", "unseen", "--protocol", "split"],
