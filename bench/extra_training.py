@@ -37,6 +37,15 @@ def extra_corpus(spec: str) -> Corpus:
     return corpus
 
 
+def _patients(corpus: Corpus) -> set[str]:
+    """The patient keys of ``corpus``'s documents that have one."""
+    return {
+        str(d.metadata[DEFAULT_GROUP_KEY])
+        for d in corpus.documents
+        if d.metadata.get(DEFAULT_GROUP_KEY) not in (None, "")
+    }
+
+
 def check_disjoint(extra: Corpus, scored: Mapping[str, Corpus]) -> None:
     """Raise ``ValueError`` if ``extra`` shares a document id or a patient with a scored corpus.
 
@@ -44,21 +53,10 @@ def check_disjoint(extra: Corpus, scored: Mapping[str, Corpus]) -> None:
     patient's other notes in training would let a model "find" names it learned from them.
     """
     ids = {d.id for d in extra.documents}
-    patients = {
-        str(d.metadata[DEFAULT_GROUP_KEY])
-        for d in extra.documents
-        if d.metadata.get(DEFAULT_GROUP_KEY) not in (None, "")
-    }
+    patients = _patients(extra)
     for spec, corpus in scored.items():
         shared_ids = sorted(ids & {d.id for d in corpus.documents})
-        shared_patients = sorted(
-            patients
-            & {
-                str(d.metadata[DEFAULT_GROUP_KEY])
-                for d in corpus.documents
-                if d.metadata.get(DEFAULT_GROUP_KEY) not in (None, "")
-            }
-        )
+        shared_patients = sorted(patients & _patients(corpus))
         if shared_ids or shared_patients:
             what = (
                 f"{len(shared_ids)} document(s), e.g. {shared_ids[0]!r}"
