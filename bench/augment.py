@@ -18,12 +18,9 @@ training part only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from corpora.model import Document
 from corpora.variants import DOCUMENT_VARIANTS, document_variant
-from systems.base import System, Wrapper
+from systems.base import ExtendedTraining, System
 
 #: Copies kept per process, by (variant, seed, document fingerprint); the same training
 #: document recurs in k - 1 outer folds and in every inner fold of tuning.
@@ -42,7 +39,7 @@ def augmented_copy(variant: str, document: Document, seed: int) -> Document:
     return hit
 
 
-class Augmented(Wrapper):
+class Augmented(ExtendedTraining):
     """``system`` trained on its training documents plus transformed copies of them.
 
     Parameters
@@ -55,6 +52,8 @@ class Augmented(Wrapper):
     seed:
         Seed of the transforms.
     """
+
+    added_key = "augmented_copies"
 
     def __init__(self, system: System, variants: tuple[str, ...] = ("unseen",), seed: int = 0):
         self.system = system
@@ -70,17 +69,5 @@ class Augmented(Wrapper):
             )
         super().check_params()
 
-    def fit(self, documents: Sequence[Document]) -> Augmented:
-        self.check_params()
-        documents = list(documents)
-        copies = [augmented_copy(v, d, self.seed) for v in self.variants for d in documents]
-        fitted = self.system.clone()
-        fitted.fit(documents + copies)
-        self.fitted_ = fitted
-        self.copies_ = len(copies)
-        return self
-
-    def fitted_info(self) -> dict[str, Any]:
-        info = {"augmented_copies": getattr(self, "copies_", 0)}
-        inner = super().fitted_info()
-        return {**inner, **info}
+    def added_documents(self, documents: list[Document]) -> list[Document]:
+        return [augmented_copy(v, d, self.seed) for v in self.variants for d in documents]

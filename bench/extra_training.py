@@ -19,13 +19,12 @@ that would be training on the test notes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
 
 from corpora.folds import DEFAULT_GROUP_KEY
 from corpora.model import Corpus, Document
-from systems.base import System, Wrapper
+from systems.base import ExtendedTraining, System
 
 
 @lru_cache(maxsize=4)
@@ -66,7 +65,7 @@ def check_disjoint(extra: Corpus, scored: Mapping[str, Corpus]) -> None:
             raise ValueError(f"shares {what} with the scored corpus {spec}")
 
 
-class ExtraTraining(Wrapper):
+class ExtraTraining(ExtendedTraining):
     """``system`` trained on its training documents plus every document of ``corpus``.
 
     Parameters
@@ -81,6 +80,8 @@ class ExtraTraining(Wrapper):
         loaded, so edited files are never mixed with predictions made from the old ones.
     """
 
+    added_key = "extra_documents"
+
     def __init__(self, system: System, corpus: str = "", fingerprint: str = ""):
         self.system = system
         self.corpus = corpus
@@ -91,23 +92,11 @@ class ExtraTraining(Wrapper):
             raise ValueError("extra training needs a corpus spec")
         super().check_params()
 
-    def documents(self) -> tuple[Document, ...]:
+    def added_documents(self, documents: list[Document]) -> list[Document]:
         """The extra documents, refused if the corpus changed since the run was planned."""
         corpus = extra_corpus(self.corpus)
         if self.fingerprint and corpus.fingerprint != self.fingerprint:
             raise RuntimeError(
                 f"--extra-training {self.corpus}: the corpus changed since the run was planned"
             )
-        return tuple(corpus.documents)
-
-    def fit(self, documents: Sequence[Document]) -> ExtraTraining:
-        self.check_params()
-        extra = self.documents()
-        fitted = self.system.clone()
-        fitted.fit([*documents, *extra])
-        self.fitted_ = fitted
-        self.extra_documents_ = len(extra)
-        return self
-
-    def fitted_info(self) -> dict[str, Any]:
-        return {**super().fitted_info(), "extra_documents": getattr(self, "extra_documents_", 0)}
+        return list(corpus.documents)

@@ -285,6 +285,33 @@ class Wrapper(System):
         return self.system.base_modules()
 
 
+
+class ExtendedTraining(Wrapper):
+    """A wrapper that trains the wrapped system on its training documents and more:
+    transformed copies of them (:class:`bench.augment.Augmented`) or notes that are never
+    scored (:class:`bench.extra_training.ExtraTraining`).  Subclasses say what to add
+    (:meth:`added_documents`) and the :meth:`fitted_info` key that counts it."""
+
+    added_key: ClassVar[str] = "added_documents"
+
+    @abstractmethod
+    def added_documents(self, documents: list[Document]) -> list[Document]:
+        """What to train on besides ``documents`` (the training part of this fit)."""
+
+    def fit(self, documents: Sequence[Document]) -> ExtendedTraining:
+        self.check_params()
+        documents = list(documents)
+        added = self.added_documents(documents)
+        fitted = self.system.clone()
+        fitted.fit(documents + added)
+        self.fitted_ = fitted
+        self.added_ = len(added)
+        return self
+
+    def fitted_info(self) -> dict[str, Any]:
+        return {**super().fitted_info(), self.added_key: getattr(self, "added_", 0)}
+
+
 S = TypeVar("S", bound=type[System])
 
 #: Every system by name: ``systems/*.py`` modules and the entry-point group.
