@@ -306,11 +306,10 @@ def _load_extra_training(spec: str) -> None:
     """Load the ``--extra-training`` corpus once, turning a bad spec or file into a usage
     error that names it (its fingerprint is part of every learned system's cache key)."""
     from bench.extra_training import extra_corpus
-    from corpora.model import CorpusError
 
     try:
         corpus = extra_corpus(spec)
-    except (CorpusError, OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # CorpusError is a ValueError
         raise UsageError(f"--extra-training {spec}: {exc}") from None
     if not corpus.documents:
         raise UsageError(f"--extra-training {spec}: no documents")

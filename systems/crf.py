@@ -407,9 +407,8 @@ class CrfSystem(System):
         0.971, and on the 390 notes of PhysioNet's tuning patients, trained on the other 1,170
         (``--train-corpus evaluation:physionet:DIR --corpora tuning:physionet:DIR``),
         ``crf`` with c2 = 0.1 found 60.2, 57.5 and 56.8 % of the PHI after 5, 10 and 30
-        epochs -- so the grid reaches down, not up, and stays cheap (fewer epochs, not
-        more, and most of a fit is loading the sequences).  With ``algorithm="ap"`` the
-        penalties are unused and only the epochs are searched.
+        epochs -- so the grid reaches down, not up, which also keeps it cheap.  With
+        ``algorithm="ap"`` the penalties are unused and only the epochs are searched.
         """
         if self.algorithm == "ap":
             return {"max_iterations": list(SEARCH_EPOCHS)}

@@ -79,6 +79,10 @@ def _dates(dictionaries: str | None) -> Sequence[FeatureClass]:
     return (DateForms(),)
 
 
+#: The union Tafvizi built (Figure 1-1): what ``mega`` uses unless ``sources`` says more.
+DEFAULT_SOURCES = ("statdeid", "stanford", "mist", "illinois", "mimic")
+
+
 def source_names(sources: str | Sequence[str] | None) -> tuple[str, ...]:
     """The source names of a ``sources`` parameter (``None``: :data:`DEFAULT_SOURCES`)."""
     if sources is None:
@@ -86,10 +90,6 @@ def source_names(sources: str | Sequence[str] | None) -> tuple[str, ...]:
     if isinstance(sources, str):
         return tuple(s.strip() for s in sources.split(",") if s.strip())
     return tuple(sources)
-
-
-#: The union Tafvizi built (Figure 1-1): what ``mega`` uses unless ``sources`` says more.
-DEFAULT_SOURCES = ("statdeid", "stanford", "mist", "illinois", "mimic")
 
 
 @register

@@ -53,10 +53,10 @@ class DateForms(FeatureClass):
 
     def extract(self, document: Document) -> list[TokenFeatures]:
         toks = document.tokens
-        labels = [OUTSIDE] * len(toks)
-        rules = [""] * len(toks)
         if not toks:
             return []
+        labels = [OUTSIDE] * len(toks)
+        rules = [""] * len(toks)
         starts = [t.start for t in toks]
         forms = token_forms(toks)
         matches = DATE_PATTERNS.find(document.text, forms, starts)

@@ -211,14 +211,17 @@ def _char_ngrams(dictionaries: str | None = None) -> FeatureClass:
 
 #: Word-form classes: what a word looks like rather than which word it is.  Not in the 2006
 #: list (its orthography is capitalization, length and "-"/"/" only); Stanford NER's word
-#: shapes and character n-grams (Finkel et al. 2005), the same objects Mega's ``stanford``
-#: source uses.  A name never seen in training has no ``word`` or ``dictionaries`` feature
-#: to fire, but its shape and affixes do.  Trained on the 87 evaluation patients of
-#: PhysioNet deid and tested on the 22 tuning ones (C=0.1, balanced weights), they raise the
-#: binary SVM's precision at 90 % recall from 27.3 % to 58.5 % (``python -m bench run
-#: --systems svm,svm-wf=svm --param svm-wf.word_form=True --param svm.C=0.1 ...
-#: --train-corpus evaluation:physionet:DIR --corpora tuning:physionet:DIR``, report
-#: *Operating points*).
+#: shapes and character n-grams (Finkel et al. 2005), the feature classes Mega's ``stanford``
+#: source uses (there with n-grams up to 6).  A name never seen in training has no ``word``
+#: or ``dictionaries`` feature to fire, but its shape and affixes do.  Trained on the 87
+#: evaluation patients of PhysioNet deid and tested on the 22 tuning ones, they raise the
+#: binary SVM's precision at 90 % recall from 27.3 % to 58.5 % (report *Operating points*
+#: of ``python -m bench run --systems svm,svm-wf=svm --param svm.C=0.1 --param
+#: svm.class_weight=balanced --param svm-wf.C=0.1 --param svm-wf.class_weight=balanced
+#: --param svm-wf.word_form=True --train-corpus
+#: evaluation:physionet:../shared/corpora/physionet-deid --corpora
+#: tuning:physionet:../shared/corpora/physionet-deid --dictionaries
+#: ../shared/dictionaries/deid-1.1 --seed 0``).
 WORD_FORM_FEATURES: tuple[str, ...] = ("shape", "char_ngrams")
 
 
