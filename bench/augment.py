@@ -11,12 +11,16 @@ themselves.
 :class:`Augmented` adds, for each variant named, a transformed copy of every *training*
 document (:func:`corpora.variants.document_variant`: dictionary surrogates, or random
 strings absent from every dictionary), and trains the wrapped system on originals and
-copies together.  Test documents are never transformed here.  Inside ``--tune`` the
-augmentation happens within each inner fold, so each inner model sees copies of its own
-training part only.
+copies together.  A variant named n times (``--augment unseen:3``) adds n copies, each with
+other names: one copy of a note gives each of its names one replacement, which the model can
+still learn as a word; several copies leave it only the context and the form of the word.
+Test documents are never transformed here.  Inside ``--tune`` the augmentation happens
+within each inner fold, so each inner model sees copies of its own training part only.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from corpora.model import Document
 from corpora.variants import DOCUMENT_VARIANTS, document_variant
@@ -28,15 +32,42 @@ _COPIES_KEPT = 20_000
 _COPIES: dict[tuple[str, int, str], Document] = {}
 
 
-def augmented_copy(variant: str, document: Document, seed: int) -> Document:
-    """``document`` through ``variant``, computed once per process."""
-    key = (variant, seed, document.fingerprint)
+def augmented_copy(variant: str, document: Document, seed: int, copy: int = 0) -> Document:
+    """``document`` through ``variant`` (its ``copy``-th copy), computed once per process."""
+    key = (variant, seed, copy, document.fingerprint)
     hit = _COPIES.get(key)
     if hit is None:
         if len(_COPIES) >= _COPIES_KEPT:
             _COPIES.clear()
-        hit = _COPIES[key] = document_variant(variant, document, seed)
+        hit = _COPIES[key] = document_variant(variant, document, seed, copy)
     return hit
+
+
+def parse_augment(text: str) -> tuple[str, ...]:
+    """``"unseen:3,surrogate"`` -> ``("unseen", "unseen", "unseen", "surrogate")``: each
+    variant as many times as copies of every training document it adds."""
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, _, count = part.partition(":")
+        if not count:
+            out.append(name.strip())
+            continue
+        try:
+            n = int(count)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ValueError(f"{part!r}: the number of copies must be a whole number >= 1")
+        out.extend([name.strip()] * n)
+    return tuple(out)
+
+
+def describe_augment(variants: tuple[str, ...] | list[str]) -> str:
+    """``("unseen", "unseen", "surrogate")`` -> ``"unseen ×2, surrogate"`` for reports."""
+    counts = Counter(variants)
+    return ", ".join(v if counts[v] == 1 else f"{v} ×{counts[v]}" for v in dict.fromkeys(variants))
 
 
 class Augmented(ExtendedTraining):
@@ -48,7 +79,7 @@ class Augmented(ExtendedTraining):
         The system to train (unfitted; a clone is fitted).
     variants:
         Names from :data:`corpora.variants.DOCUMENT_VARIANTS`, one copy of every training
-        document per name.
+        document per name; a name given n times adds n copies with different names.
     seed:
         Seed of the transforms.
     """
@@ -70,4 +101,9 @@ class Augmented(ExtendedTraining):
         super().check_params()
 
     def added_documents(self, documents: list[Document]) -> list[Document]:
-        return [augmented_copy(v, d, self.seed) for v in self.variants for d in documents]
+        added: list[Document] = []
+        made: Counter[str] = Counter()
+        for variant in self.variants:
+            added.extend(augmented_copy(variant, d, self.seed, made[variant]) for d in documents)
+            made[variant] += 1
+        return added

@@ -298,10 +298,11 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     p.add_argument(
         "--augment",
         default="",
-        metavar="VARIANT,...",
-        help="add transformed copies of the training documents (surrogate, unseen) to "
-        "training, so learned systems do not memorise the training notes' names; with "
-        "--tune, selection is also judged on the same copies of the held-out inner parts",
+        metavar="VARIANT[:N],...",
+        help="add transformed copies of the training documents (surrogate, unseen; N copies "
+        "of each with other names, default 1) to training, so learned systems do not "
+        "memorise the training notes' names; with --tune, selection is also judged on one "
+        "copy per variant of the held-out inner parts",
     )
     p.add_argument(
         "--extra-training",
@@ -703,6 +704,17 @@ def cmd_corpus_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _augment(text: str) -> tuple[str, ...]:
+    """``--augment`` as the tuple of variants, one entry per copy (a UsageError if bad)."""
+    from bench.augment import parse_augment
+    from bench.run_types import UsageError
+
+    try:
+        return parse_augment(text)
+    except ValueError as exc:
+        raise UsageError(f"--augment {exc}") from None
+
+
 def _parse_params(items: Sequence[str]) -> dict[str, dict[str, Any]]:
     import ast
 
@@ -754,7 +766,7 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         test_variant=getattr(args, "test_variant", None),
         tune=args.tune,
         objective=args.objective,
-        augment=tuple(a.strip() for a in args.augment.split(",") if a.strip()),
+        augment=_augment(args.augment),
         extra_training=getattr(args, "extra_training", None),
         **({"fractions": fractions} if fractions else {}),
     )

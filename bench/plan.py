@@ -114,7 +114,7 @@ def validate_config(config: RunConfig) -> None:
         raise UsageError(f"--objective: {exc}") from None
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
         raise UsageError(f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}")
-    bad = [a for a in config.augment if a not in AUGMENTATIONS]
+    bad = list(dict.fromkeys(a for a in config.augment if a not in AUGMENTATIONS))
     if bad:
         raise UsageError(f"--augment {','.join(bad)}: use {', '.join(AUGMENTATIONS)}")
     if config.test_variant and (config.train_corpus or config.protocol not in ("auto", "cv")):
@@ -243,7 +243,8 @@ def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, 
                     "objective": config.objective,
                     "group_by": config.group_by,
                     "seed": config.seed,
-                    "selection_variants": tuple(config.augment),
+                    # one copy per variant: the held-out parts are judged, not trained on
+                    "selection_variants": tuple(dict.fromkeys(config.augment)),
                 },
             )
         )

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
+from bench.augment import describe_augment
 from bench.paper_figures import DEPARTURES
 from corpora import cache
 from corpora.model import LABELS, OUTSIDE
@@ -437,17 +438,14 @@ def render_report(
                 f"Published (Sibanda & Uzuner 2006, Table 13, different data): {published}.",
                 "",
             ]
-        scored_on = {
-            s: result.systems[s].get("tags", {}).get("evaluated_labels") for s in systems
-        }
+        scored_on = {s: result.systems[s].get("tags", {}).get("evaluated_labels") for s in systems}
         table = category_table(df, corpus, systems, scored_on)
         if table:
             out += ["### F-measure per category", "", table, ""]
             partial = [s for s in systems if scored_on.get(s) is not None]
             if partial:
                 out += [
-                    f"{', '.join(f'`{s}`' for s in partial)}: only the categories it is "
-                    "scored on.",
+                    f"{', '.join(f'`{s}`' for s in partial)}: only the categories it is scored on.",
                     "",
                 ]
         table = entity_table(df, corpus, all_systems)
@@ -621,7 +619,7 @@ def _grouping(info: Mapping[str, Any]) -> str:
 def _training_lines(info: Mapping[str, Any]) -> list[str]:
     lines = []
     if info.get("tune"):
-        judged = ["authentic", *info.get("augment", ())]
+        judged = ["authentic", *dict.fromkeys(info.get("augment", ()))]
         lines.append(
             f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
             f"(`--tune`; successive halving over each grid, judged on the held-out inner "
@@ -630,7 +628,7 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
     if info.get("augment"):
         lines.append(
             "- Training augmented with transformed copies of the training documents: "
-            + ", ".join(info["augment"])
+            + describe_augment(info["augment"])
         )
     if info.get("extra_training"):
         lines.append(

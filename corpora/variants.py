@@ -135,8 +135,11 @@ def _flagged(
 # --------------------------------------------------------------------------- plumbing
 
 
-def _rng(name: str, seed: int, doc: Document) -> random.Random:
-    return random.Random(f"deid-bench:{name}:{VARIANTS_VERSION}:{seed}:{doc.id}")
+def _rng(name: str, seed: int, doc: Document, copy: int = 0) -> random.Random:
+    """The stream of one document's transform; ``copy`` > 0 gives another stream for a
+    further copy of the same note (copy 0 is the plain variant's)."""
+    stream = seed if copy == 0 else f"{seed}.{copy}"
+    return random.Random(f"deid-bench:{name}:{VARIANTS_VERSION}:{stream}:{doc.id}")
 
 
 def _cached(name: str, corpus: Corpus, seed: int, compute: Callable[[], Corpus]) -> Corpus:
@@ -186,9 +189,9 @@ def authentic(corpus: Corpus, *, seed: int) -> Corpus:
     return _cached("authentic", corpus, seed, compute)
 
 
-def surrogate_document(document: Document, seed: int) -> Document:
+def surrogate_document(document: Document, seed: int, copy: int = 0) -> Document:
     """One re-identified document (§3): every span replaced via :class:`SurrogateFactory`."""
-    factory = SurrogateFactory(_rng("surrogate", seed, document))
+    factory = SurrogateFactory(_rng("surrogate", seed, document, copy))
     replacements = {
         s: factory.replace(s.category, document.text[s.start : s.end]) for s in document.spans
     }
@@ -284,9 +287,11 @@ def _unseen_forbidden(sources: tuple[str, ...]) -> frozenset[str]:
     return vocabulary(system_dictionaries()) | vocabulary(surrogate_dictionaries())
 
 
-def unseen_document(document: Document, seed: int, forbidden: frozenset[str]) -> Document:
+def unseen_document(
+    document: Document, seed: int, forbidden: frozenset[str], copy: int = 0
+) -> Document:
     """One document with name-like PHI replaced by random strings, replaced words marked."""
-    rng = _rng("unseen", seed, document)
+    rng = _rng("unseen", seed, document, copy)
     memory: dict[str, str] = {}
     replacements: dict[Span, str] = {}
     # Offsets (relative to the new span start) of every replaced word, per span.
@@ -351,23 +356,28 @@ def unseen(corpus: Corpus, *, seed: int) -> Corpus:
 DOCUMENT_VARIANTS = ("surrogate", "unseen")
 
 
-def document_variant(name: str, document: Document, seed: int) -> Document:
+def document_variant(name: str, document: Document, seed: int, copy: int = 0) -> Document:
     """One document through the ``surrogate`` or ``unseen`` transform, with its own id
-    (``<id>+<name>``): the copies that augment a training set (``--augment``).
+    (``<id>+<name>``, ``<id>+<name>2`` for ``copy`` 1, ...): the copies that augment a
+    training set (``--augment``).
 
-    Both transforms draw from a random stream seeded by the document id and ``seed``, so a
-    document's copy is the same in every fold that trains on it, and its features are
-    computed once per process.  The ambiguous variant needs the whole corpus (it balances
+    Both transforms draw from a random stream seeded by the document id, ``seed`` and
+    ``copy``, so a document's copy is the same in every fold that trains on it, and its
+    features are computed once per process; copies with another ``copy`` index draw other
+    names for the same note.  The ambiguous variant needs the whole corpus (it balances
     each word's PHI and non-PHI uses across notes) and is not offered.
     """
+    if copy < 0:
+        raise ValueError(f"copy index must be >= 0, not {copy}")
     if name == "surrogate":
-        new = surrogate_document(document, seed)
+        new = surrogate_document(document, seed, copy)
     elif name == "unseen":
         forbidden = _unseen_forbidden(tuple(system_dictionaries().sources))
-        new = unseen_document(document, seed, forbidden)
+        new = unseen_document(document, seed, forbidden, copy)
     else:
         raise ValueError(f"no per-document variant {name!r}; use {', '.join(DOCUMENT_VARIANTS)}")
-    return Document(f"{document.id}+{name}", new.text, new.spans, new.marks, new.metadata)
+    suffix = name if copy == 0 else f"{name}{copy + 1}"
+    return Document(f"{document.id}+{suffix}", new.text, new.spans, new.marks, new.metadata)
 
 
 __all__ = [

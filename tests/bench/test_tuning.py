@@ -8,10 +8,11 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from bench.augment import Augmented
+from bench.augment import Augmented, describe_augment, parse_augment
 from bench.runner import RunConfig, run
 from bench.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE
+from corpora.variants import NAME_CATEGORIES
 from tests.bench.toy import MemorySystem, RecordingSystem, make_corpus
 
 # ------------------------------------------------------------------------ objectives
@@ -153,6 +154,43 @@ def test_augmented_training_adds_transformed_copies_of_training_documents(record
     assert set(model.fitted_.memory_) - names
 
 
+def test_a_variant_named_twice_adds_a_second_copy_with_other_names(recorded) -> None:
+    docs = list(make_corpus(6).documents)
+    model = Augmented(RecordingSystem(), variants=parse_augment("unseen:2,surrogate")).fit(docs)
+    (_, ids), *_ = recorded
+    suffixes = [i.rsplit("+", 1)[1] for i in ids[len(docs) :]]
+    assert suffixes == ["unseen"] * 6 + ["unseen2"] * 6 + ["surrogate"] * 6
+    assert model.fitted_info()["augmented_copies"] == 3 * len(docs)
+    # the first copy is the plain variant's; the second replaces the same words otherwise
+    single = Augmented(RecordingSystem(), variants=("unseen",)).added_documents(docs)
+    first, second = model.added_documents(docs)[:6], model.added_documents(docs)[6:12]
+    assert [d.text for d in first] == [d.text for d in single]
+    for doc, a, b in zip(docs, first, second, strict=True):
+        assert (
+            [t.label for t in a.tokens]
+            == [t.label for t in b.tokens]
+            == [t.label for t in doc.tokens]
+        )
+        names = [
+            (x.text, y.text)
+            for x, y in zip(a.tokens, b.tokens, strict=True)
+            if x.label in NAME_CATEGORIES
+        ]
+        assert names and all(x != y for x, y in names)
+        plain = [
+            (x.text, y.text) for x, y in zip(a.tokens, b.tokens, strict=True) if x.label == OUTSIDE
+        ]
+        assert all(x == y for x, y in plain)
+
+
+def test_augment_option_counts_copies() -> None:
+    assert parse_augment(" unseen:3, surrogate ,") == ("unseen",) * 3 + ("surrogate",)
+    assert describe_augment(("unseen",) * 3 + ("surrogate",)) == "unseen ×3, surrogate"
+    for bad in ("unseen:0", "unseen:-2", "unseen:two"):
+        with pytest.raises(ValueError, match="whole number"):
+            parse_augment(bad)
+
+
 def test_augmentation_inside_tuning_copies_each_inner_training_part_only(recorded) -> None:
     corpus = make_corpus(12, notes_per_patient=3)
     docs = list(corpus.documents)
@@ -205,3 +243,22 @@ def test_run_records_what_each_fold_chose(toy_systems) -> None:
         assert o.info["system"]["augmented_copies"] > 0
     rules = [o for o in result.outcomes if o.system == "toy-capitals"]
     assert all("chosen" not in o.info for o in rules)  # rule systems are not wrapped
+
+
+def test_repeated_copies_train_more_but_selection_judges_one_copy_per_variant(
+    toy_systems,
+) -> None:
+    config = RunConfig(
+        systems=["toy-recording"],
+        corpora=["toy"],
+        folds=3,
+        show_progress=False,
+        n_resamples=0,
+        n_shuffles=50,
+        tune=True,
+        augment=("unseen", "unseen"),
+    )
+    corpus = make_corpus(18, notes_per_patient=2)
+    for o in run(config, {"toy": corpus}).outcomes:
+        assert o.info["selected_on"] == ["authentic", "unseen"]
+        assert o.info["system"]["augmented_copies"] == 2 * 12  # two copies of 12 training notes
