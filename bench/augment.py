@@ -29,7 +29,7 @@ from systems.base import ExtendedTraining, System
 #: Copies kept per process, by (variant, seed, document fingerprint); the same training
 #: document recurs in k - 1 outer folds and in every inner fold of tuning.
 _COPIES_KEPT = 20_000
-_COPIES: dict[tuple[str, int, str], Document] = {}
+_COPIES: dict[tuple[str, int, int, str], Document] = {}
 
 
 def augmented_copy(variant: str, document: Document, seed: int, copy: int = 0) -> Document:
