@@ -86,3 +86,32 @@ def test_readme_command_line_example_runs_as_printed(tmp_path) -> None:
     report = next((tmp_path / "reports").glob("*/report.md")).read_text()
     assert "| titles " in report and "once per note" in report
     assert re.search(r"\| titles\s+\|[^\n]*\|\s+0\s+\|", report), "titles failed on some notes"
+
+
+def _tracked_files() -> set[str] | None:
+    """Paths git tracks, or None outside a checkout (an unpacked sdist)."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return set(out.splitlines())
+
+
+def test_every_linked_report_is_in_the_repository() -> None:
+    # A report the README cites but the ignore rule keeps out of git is a figure no clone
+    # can check; links are relative to the Markdown file that holds them.
+    tracked = _tracked_files()
+    missing = []
+    for doc in (ROOT / "README.md", ROOT / "reports" / "README.md"):
+        for link in re.findall(r"\]\(([^)#\s]+)\)", doc.read_text(encoding="utf-8")):
+            if "://" in link:
+                continue
+            path = (doc.parent / link).resolve()
+            rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else link
+            if not rel.startswith("reports/") or path.is_dir():
+                continue
+            if not path.is_file() or (tracked is not None and rel not in tracked):
+                missing.append(f"{doc.relative_to(ROOT)} -> {link}")
+    assert not missing, missing
