@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bench.augment import Augmented, describe_augment, parse_augment
+from bench.run_types import CellOutcome
 from bench.runner import RunConfig, run
 from bench.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE
@@ -224,41 +225,35 @@ def test_selection_also_scores_the_held_out_parts_transformed_copies(recorded) -
 # ------------------------------------------------------------------------ through the runner
 
 
-def test_run_records_what_each_fold_chose(toy_systems) -> None:
+def _tuned_run(systems: str, augment: tuple[str, ...]) -> list[CellOutcome]:
+    """Outcomes of a tuned, augmented 3-fold run on 18 toy notes (two per patient)."""
     config = RunConfig(
-        systems=["toy-recording,toy-capitals"],
+        systems=[systems],
         corpora=["toy"],
         folds=3,
         show_progress=False,
         n_resamples=0,
         n_shuffles=50,
         tune=True,
-        augment=("unseen",),
+        augment=augment,
     )
-    result = run(config, {"toy": make_corpus(18, notes_per_patient=2)})
-    tuned = [o for o in result.outcomes if o.system == "toy-recording"]
+    return run(config, {"toy": make_corpus(18, notes_per_patient=2)}).outcomes
+
+
+def test_run_records_what_each_fold_chose(toy_systems) -> None:
+    outcomes = _tuned_run("toy-recording,toy-capitals", ("unseen",))
+    tuned = [o for o in outcomes if o.system == "toy-recording"]
     assert len(tuned) == 3
     for o in tuned:
         assert set(o.info["chosen"]) == {"min_count", "threshold"}
         assert o.info["system"]["augmented_copies"] > 0
-    rules = [o for o in result.outcomes if o.system == "toy-capitals"]
+    rules = [o for o in outcomes if o.system == "toy-capitals"]
     assert all("chosen" not in o.info for o in rules)  # rule systems are not wrapped
 
 
 def test_repeated_copies_train_more_but_selection_judges_one_copy_per_variant(
     toy_systems,
 ) -> None:
-    config = RunConfig(
-        systems=["toy-recording"],
-        corpora=["toy"],
-        folds=3,
-        show_progress=False,
-        n_resamples=0,
-        n_shuffles=50,
-        tune=True,
-        augment=("unseen", "unseen"),
-    )
-    corpus = make_corpus(18, notes_per_patient=2)
-    for o in run(config, {"toy": corpus}).outcomes:
+    for o in _tuned_run("toy-recording", ("unseen", "unseen")):
         assert o.info["selected_on"] == ["authentic", "unseen"]
         assert o.info["system"]["augmented_copies"] == 2 * 12  # two copies of 12 training notes
