@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.run_types import (
+    DEFAULT_INNER_FOLDS,
     DEFAULT_OBJECTIVE,
     DEFAULT_RESAMPLES,
     DEFAULT_SHUFFLES,
@@ -294,6 +295,15 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         default=DEFAULT_OBJECTIVE,
         help="what --tune maximizes (default f2: a missed PHI leaks, a false alarm only "
         "redacts a word)",
+    )
+    p.add_argument(
+        "--inner-folds",
+        type=_at_least(2),
+        metavar="K",
+        default=DEFAULT_INNER_FOLDS,
+        help=f"folds of --tune's inner cross-validation (default {DEFAULT_INNER_FOLDS}; more "
+        "folds train the inner models on more notes, so a threshold chosen on them "
+        "transfers better to the refitted model, at the cost of more fits)",
     )
     p.add_argument(
         "--augment",
@@ -766,6 +776,7 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         test_variant=getattr(args, "test_variant", None),
         tune=args.tune,
         objective=args.objective,
+        inner_folds=args.inner_folds,
         augment=_augment(args.augment),
         extra_training=getattr(args, "extra_training", None),
         **({"fractions": fractions} if fractions else {}),

@@ -82,6 +82,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "test_variant": cfg.test_variant,
         "tune": cfg.tune,
         "objective": cfg.objective if cfg.tune else None,
+        "inner_folds": cfg.inner_folds if cfg.tune else None,
         "augment": list(cfg.augment),
         "extra_training": cfg.extra_training,
         "jobs": cfg.jobs,
@@ -317,5 +318,3 @@ def summary_table(result: RunResult) -> str:
                 ]
             )
     return tabulate(rows, headers=["corpus", "system", "P", "R", "F", "note"], tablefmt="simple")
-
-

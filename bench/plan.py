@@ -112,6 +112,8 @@ def validate_config(config: RunConfig) -> None:
         check_objective(config.objective)
     except ValueError as exc:
         raise UsageError(f"--objective: {exc}") from None
+    if config.inner_folds < 2:
+        raise UsageError(f"--inner-folds must be at least 2: {config.inner_folds}")
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
         raise UsageError(f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}")
     bad = list(dict.fromkeys(a for a in config.augment if a not in AUGMENTATIONS))
@@ -241,6 +243,7 @@ def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, 
                 Tuned,
                 {
                     "objective": config.objective,
+                    "inner_folds": config.inner_folds,
                     "group_by": config.group_by,
                     "seed": config.seed,
                     # one copy per variant: the held-out parts are judged, not trained on

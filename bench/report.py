@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from bench import paper_figures
 from bench.augment import describe_augment
 from bench.paper_figures import DEPARTURES
+from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
 from corpora.model import LABELS, OUTSIDE
 
@@ -622,7 +623,8 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
         judged = ["authentic", *dict.fromkeys(info.get("augment", ()))]
         lines.append(
             f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
-            f"(`--tune`; successive halving over each grid, judged on the held-out inner "
+            f"(`--tune`; {info.get('inner_folds') or DEFAULT_INNER_FOLDS} inner folds, "
+            f"successive halving over each grid, judged on the held-out inner "
             f"parts: {', '.join(judged)})"
         )
     if info.get("augment"):

@@ -56,15 +56,21 @@ import numpy as np
 
 from bench.augment import augmented_copy
 from bench.metrics import fbeta_from_counts, gold_phi, precision_recall_points
-from bench.run_types import DEFAULT_OBJECTIVE, RECALL_OBJECTIVE, check_objective
+from bench.run_types import (
+    DEFAULT_INNER_FOLDS,
+    DEFAULT_OBJECTIVE,
+    RECALL_OBJECTIVE,
+    check_objective,
+)
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from corpora.variants import DOCUMENT_VARIANTS
 from systems import prediction_cache
 from systems.base import System, Wrapper
 
-#: Inner folds of the selection (each candidate is fitted once per fold).
-INNER_FOLDS = 2
+#: Inner folds of the selection by default (``--inner-folds``; each finalist is fitted once
+#: per fold).
+INNER_FOLDS = DEFAULT_INNER_FOLDS
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
 #: The parameter tuned from out-of-fold scores rather than by refitting.

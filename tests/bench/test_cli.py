@@ -114,6 +114,15 @@ def test_run_writes_outputs_and_exit_code_reports_failure(toy_systems, toy_jsonl
     assert "Traceback" not in captured.err
 
 
+def test_tuned_run_records_its_inner_folds(toy_systems, toy_jsonl, tmp_path) -> None:
+    out = tmp_path / "tuned"
+    argv = ["run", "--systems", "toy-recording", "--corpora", f"jsonl:{toy_jsonl}", *FAST]
+    assert main([*argv, "--tune", "--inner-folds", "3", "--out", str(out)]) == 0
+    info = json.loads((out / "run.json").read_text())
+    assert (info["objective"], info["inner_folds"]) == ("f2", 3)
+    assert "3 inner folds" in (out / "report.md").read_text()
+
+
 def test_lenient_skips_bad_records_and_counts_them(toy_systems, toy_jsonl, tmp_path, capsys):
     with toy_jsonl.open("a") as fh:
         fh.write("{not json\n")

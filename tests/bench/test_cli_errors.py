@@ -104,6 +104,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "objective-level": ([*RUN, "--tune", "--objective", "precision@recall=1.5"], "0 < R < 1"),
     "protocol-unknown": ([*RUN, "--protocol", "holdout"], "invalid choice"),
     "augment-unknown": ([*RUN, "--augment", "shuffled"], "--augment"),
+    "inner-folds-one": ([*RUN, "--tune", "--inner-folds", "1"], "must be at least 2"),
     "augment-zero-copies": ([*RUN, "--augment", "unseen:0"], "whole number >= 1"),
     "augment-copies-not-a-number": ([*RUN, "--augment", "unseen:x"], "whole number >= 1"),
     "extra-training-missing": (

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -135,6 +135,23 @@ def test_selection_halves_the_grid_after_the_first_inner_fold(recorded) -> None:
     assert set(rest) == {1, 2}
 
 
+def test_more_inner_folds_train_each_inner_model_on_more_patients(recorded) -> None:
+    docs = list(make_corpus(16, notes_per_patient=2).documents)
+    patient = {d.id: d.metadata["patient"] for d in docs}
+    tuned = Tuned(RecordingSystem(), seed=0, inner_folds=4).fit(docs)
+    *inner, final = _fits(recorded)
+    assert len(inner) == 2 * 4  # both candidates are finalists: each on all four folds
+    held_out: list[str] = []
+    for fitted_on, labelled in inner:
+        assert {patient[i] for i in fitted_on}.isdisjoint(patient[i] for i in labelled)
+        assert len(fitted_on) == 12  # three of the four parts of 8 patients x 2 notes
+        held_out += sorted(labelled)
+    # each candidate labels every training note exactly once, out of fold
+    assert sorted(held_out) == sorted(2 * [d.id for d in docs])
+    assert tuned.fitted_info()["inner_folds"] == 4
+    assert final == ({d.id for d in docs}, set())
+
+
 def test_tuning_a_system_without_scores_or_grid_just_fits() -> None:
     docs = list(make_corpus(6).documents)
     tuned = Tuned(MemorySystem()).fit(docs)
@@ -225,9 +242,10 @@ def test_selection_also_scores_the_held_out_parts_transformed_copies(recorded) -
 # ------------------------------------------------------------------------ through the runner
 
 
-def _tuned_run(systems: str, augment: tuple[str, ...]) -> list[CellOutcome]:
+def _tuned_run(systems: str, augment: tuple[str, ...], **options: Any) -> list[CellOutcome]:
     """Outcomes of a tuned, augmented 3-fold run on 18 toy notes (two per patient)."""
     config = RunConfig(
+        **options,
         systems=[systems],
         corpora=["toy"],
         folds=3,
@@ -249,6 +267,11 @@ def test_run_records_what_each_fold_chose(toy_systems) -> None:
         assert o.info["system"]["augmented_copies"] > 0
     rules = [o for o in outcomes if o.system == "toy-capitals"]
     assert all("chosen" not in o.info for o in rules)  # rule systems are not wrapped
+
+
+def test_the_run_passes_its_inner_folds_to_every_tuned_cell(toy_systems) -> None:
+    outcomes = _tuned_run("toy-recording", (), inner_folds=3)
+    assert [o.info["inner_folds"] for o in outcomes] == [3, 3, 3]
 
 
 def test_repeated_copies_train_more_but_selection_judges_one_copy_per_variant(
