@@ -91,9 +91,16 @@ def cross_validation(
     ]
 
 
+#: The grouping of a ``cross`` run: its test corpus is not split, another corpus trains.
+NOT_SPLIT = "not split"
+
+
 def grouping_of(splits: list[Split]) -> str:
     """How the documents of ``splits`` were grouped: ``patient``, ``template``, ... or
-    ``document`` (read back from the scheme, for run.json and the report)."""
+    ``document`` (read back from the scheme, for run.json and the report); ``not split``
+    under the ``cross`` protocol, which has no folds to group."""
+    if splits and all(s.protocol == "cross" for s in splits):
+        return NOT_SPLIT
     for s in splits:
         for part in s.scheme.split(","):
             if part.startswith("group="):

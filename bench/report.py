@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from bench import paper_figures
 from bench.augment import describe_augment
 from bench.paper_figures import DEPARTURES
+from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
 from corpora.model import LABELS, OUTSIDE
@@ -613,6 +614,8 @@ def _grouping(info: Mapping[str, Any]) -> str:
         return "document"
     if len(kinds) == 1:
         what = kinds[0]
+        if what == NOT_SPLIT:
+            return f"{what} (the training corpus is another corpus)"
         return f"{what} (no {what} on both sides of a split)" if what != "document" else what
     return "; ".join(f"{c}: {g}" for c, g in grouping.items())
 

@@ -124,6 +124,7 @@ def test_own_split_cross_corpus_and_learning_curve(toy_systems) -> None:
     )
     (outcome,) = cross.outcomes
     assert (outcome.protocol, outcome.train_corpus, outcome.corpus) == ("cross", "a", "b")
+    assert cross.grouping == {"b": "not split"}  # no folds: nothing was grouped
 
     curve = run(
         RunConfig(
