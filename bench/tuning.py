@@ -68,9 +68,6 @@ from corpora.variants import DOCUMENT_VARIANTS
 from systems import prediction_cache
 from systems.base import System, Wrapper
 
-#: Inner folds of the selection by default (``--inner-folds``; each finalist is fitted once
-#: per fold).
-INNER_FOLDS = DEFAULT_INNER_FOLDS
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
 #: The parameter tuned from out-of-fold scores rather than by refitting.
@@ -187,7 +184,7 @@ class Tuned(Wrapper):
         objective: str = DEFAULT_OBJECTIVE,
         group_by: str = "auto",
         seed: int = 0,
-        inner_folds: int = INNER_FOLDS,
+        inner_folds: int = DEFAULT_INNER_FOLDS,
         selection_variants: tuple[str, ...] = (),
     ) -> None:
         self.system = system
