@@ -114,6 +114,12 @@ class MegaSVM(FeatureSVM):
     multi_class:
         ``"ovr"`` (liblinear's one-vs-rest, the default) or ``"crammer_singer"``, the joint
         multiclass problem of Tafvizi's eqs. 1.3-1.8.
+    two_stage:
+        Add the Illinois tagger's second stage (Tafvizi §2.4, proposed for Mega in §7.2.3):
+        a second SVM over the same features plus the first SVM's labels of the tokens
+        around each token and of the other occurrences of its word in the note, learned
+        from first-stage labels made by a jackknife over patients
+        (:meth:`systems.svm.FeatureSVM.fit`).  Three fits instead of one.
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
@@ -131,6 +137,7 @@ class MegaSVM(FeatureSVM):
         seed: int = 0,
         local_lists: bool = True,
         multi_class: str = "ovr",
+        two_stage: bool = False,
     ) -> None:
         self.sources = sources
         self.mode = mode
@@ -141,6 +148,7 @@ class MegaSVM(FeatureSVM):
         self.seed = seed
         self.local_lists = local_lists
         self.multi_class = multi_class
+        self.two_stage = two_stage
         self.kernel = "linear"
 
     def feature_classes(self) -> list[FeatureClass]:

@@ -59,6 +59,7 @@ from systems.features.statdeid import (
     build,
     unavailable_reason,
 )
+from systems.illinois import out_of_fold_labels
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,25 @@ MODES = ("binary", "multiclass")
 #: on ICU notes, where 0.5 % are); the cost spans an order of magnitude around the default.
 SEARCH_C = (0.1, 0.5)
 SEARCH_CLASS_WEIGHT: tuple[float | str, ...] = (2.0, 10.0, "balanced")
+#: Jackknife folds (by patient) that give the second stage its training notes' first-stage
+#: labels (``two_stage``): the Illinois tagger's two halves (systems.illinois).
+STAGE_FOLDS = 2
+
+
+class _SystemLearner:
+    """A :class:`FeatureSVM` seen as a :class:`systems.illinois.Learner`, for the jackknife of
+    :func:`systems.illinois.out_of_fold_labels` (it featurizes documents itself, so the
+    feature rows and labels that interface passes are unused)."""
+
+    def __init__(self, system: FeatureSVM) -> None:
+        self.system = system
+
+    def fit(self, documents: Sequence[Document], rows: Any, labels: Any) -> _SystemLearner:
+        self.system.fit(documents)
+        return self
+
+    def predict(self, documents: Sequence[Document], rows: Any) -> list[list[str]]:
+        return self.system.predict(documents)
 
 
 def unique_features(features: Sequence[FeatureClass]) -> list[FeatureClass]:
@@ -111,9 +131,7 @@ def project(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
     np.cumsum(keep, out=kept[1:])
     indptr = kept[x.indptr]
     del kept
-    return sp.csr_matrix(
-        (x.data[keep].astype(np.float64), mapped[keep], indptr), shape=shape
-    )
+    return sp.csr_matrix((x.data[keep].astype(np.float64), mapped[keep], indptr), shape=shape)
 
 
 def ovr_phi_scores(raw: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,6 +166,7 @@ class FeatureSVM(System):
     seed: int
     multi_class: str = "ovr"
     train_categories: tuple[str, ...] | None = None
+    two_stage: bool = False
 
     def feature_classes(self) -> list[FeatureClass]:
         raise NotImplementedError
@@ -159,6 +178,8 @@ class FeatureSVM(System):
             raise ValueError(f"kernel must be one of {KERNELS}, not {self.kernel!r}")
         if self.multi_class not in MULTI_CLASS:
             raise ValueError(f"multi_class must be one of {MULTI_CLASS}, not {self.multi_class!r}")
+        if self.two_stage and self.kernel != "linear":
+            raise ValueError("two_stage needs kernel='linear'")
         if self.multi_class != "ovr" and self.kernel != "linear":
             raise ValueError("multi_class='crammer_singer' needs kernel='linear' (liblinear)")
         if self.train_categories is not None:
@@ -196,11 +217,53 @@ class FeatureSVM(System):
         if self.generation_ != FEATURE_SPACE.generation:
             raise RuntimeError(f"{self.name}: fitted on a feature vocabulary since released")
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
-        return project(x, self.columns_)
+        x = project(x, self.columns_)
+        if getattr(self, "first_", None) is None:
+            return x
+        return self._with_context(x, documents, self.first_.predict(documents), fit=False)
 
     def feature_names(self) -> list[str]:
-        """Names of the fitted model's columns."""
-        return [FEATURE_SPACE.names[i] for i in self.columns_]
+        """Names of the fitted model's columns (the second stage's context features last)."""
+        names = [FEATURE_SPACE.names[i] for i in self.columns_]
+        if getattr(self, "first_", None) is not None:
+            names += [f"stage1:{n}" for n in self.context_.get_feature_names_out()]
+        return names
+
+    # -- the Illinois second stage ---------------------------------------------------------
+    def _first_stage(self) -> FeatureSVM:
+        """The first-stage model: this one without the second stage, at its own boundary
+        (threshold 0), so that the final threshold stays a choice over the second stage's
+        scores that needs no refit."""
+        first = self.clone().set_params(two_stage=False, threshold=0.0)
+        assert isinstance(first, FeatureSVM)
+        return first
+
+    def _with_context(
+        self,
+        x: sp.csr_matrix,
+        documents: Sequence[Document],
+        first_labels: Sequence[Sequence[str]],
+        fit: bool,
+    ) -> sp.csr_matrix:
+        """``x`` with the second-stage columns of ``first_labels`` appended
+        (:class:`~systems.features.illinois.PredictionContext`: the first-stage labels around
+        each token and of the other occurrences of its word in the note)."""
+        from systems.features.illinois import PredictionContext
+
+        context = PredictionContext()
+        rows = [
+            r
+            for d, lab in zip(documents, first_labels, strict=True)
+            for r in context.features(d, lab)
+        ]
+        if fit:
+            from sklearn.feature_extraction import DictVectorizer
+
+            self.context_ = DictVectorizer(dtype=np.float64)
+            extra = self.context_.fit_transform(rows)
+        else:
+            extra = self.context_.transform(rows)
+        return sp.hstack([x, extra], format="csr")
 
     # -- training ------------------------------------------------------------------------
     def _targets(self, documents: Sequence[Document]) -> np.ndarray:
@@ -248,12 +311,31 @@ class FeatureSVM(System):
 
     def fit(self, documents: Sequence[Document]) -> FeatureSVM:
         self.check_params()
+        documents = list(documents)
+        self.first_: FeatureSVM | None = None
+        first_labels: list[list[str]] | None = None
+        if self.two_stage:
+            # the second stage learns from first-stage labels of its training notes made by
+            # models that did not see them (a jackknife by patient): labels predicted by a
+            # model trained on the same notes are nearly perfect, and the second stage would
+            # learn to trust them blindly (systems.illinois)
+            first_labels = out_of_fold_labels(
+                lambda: _SystemLearner(self._first_stage()),
+                documents,
+                [()] * len(documents),
+                [()] * len(documents),
+                STAGE_FOLDS,
+                self.seed,
+            )
+            self.first_ = self._first_stage().fit(documents)
         self.generation_ = FEATURE_SPACE.generation
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
         y = self._targets(documents)
         # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
         self.columns_ = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
         x = project(x, self.columns_)
+        if first_labels is not None:
+            x = self._with_context(x, documents, first_labels, fit=True)
         classes = np.unique(y)
         if len(classes) < 2:
             # nothing to separate: remember the only class (all O or all PHI)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import ClassVar
+
 import pytest
 
 from bench.metrics import token_counts
-from corpora.model import PHI, gold_labels
+from corpora.model import PHI, Document, gold_labels
 from systems.base import get_system
 from systems.features.common import PosWindow
 from systems.mega import DEFAULT_SOURCES, MEGA_SOURCES, MegaSVM
@@ -82,3 +85,65 @@ def test_binary_mega_without_nltk_sources() -> None:
     pred = model.predict(test)
     assert {lab for doc in pred for lab in doc} <= {PHI, "O"}
     assert token_counts(gold_labels(test), pred).recall > 0.8
+
+
+class _RecordingMega(MegaSVM):
+    """Mega that records which documents every fit (first stage or not) trained on."""
+
+    fits: ClassVar[list[tuple[bool, tuple[str, ...]]]] = []
+
+    def fit(self, documents: Sequence[Document]) -> _RecordingMega:
+        documents = list(documents)
+        self.fits.append((self.two_stage, tuple(d.id for d in documents)))
+        return super().fit(documents)
+
+
+def _with_patients(docs: list[Document], patients: int) -> list[Document]:
+    return [
+        Document(d.id, d.text, d.spans, d.marks, {"patient": str(i % patients)})
+        for i, d in enumerate(docs)
+    ]
+
+
+def test_two_stage_mega_learns_from_out_of_fold_first_stage_labels() -> None:
+    """Tafvizi §7.2.3's two-stage Mega: the second SVM's training notes get first-stage
+    labels from SVMs that never saw their patient, and it learns to use those labels."""
+    train = _with_patients(notes(24, seed=26), patients=6)
+    test = notes(6, seed=27)
+    _RecordingMega.fits.clear()
+    model = _RecordingMega(sources=("mist", "mimic"), two_stage=True).fit(train)
+    stages = _RecordingMega.fits
+    assert stages[0] == (True, tuple(d.id for d in train))
+    firsts = [ids for two, ids in stages[1:]]
+    assert not any(two for two, _ in stages[1:]) and len(firsts) == 3  # 2 jackknife + full
+    patient = {d.id: d.metadata["patient"] for d in train}
+    for trained in firsts[:2]:  # each jackknife model labels the patients it did not see
+        held = {patient[d.id] for d in train if d.id not in trained}
+        assert held and not held & {patient[i] for i in trained}
+    assert set(firsts[0]) | set(firsts[1]) == set(patient) and firsts[2] == stages[0][1]
+
+    names = model.feature_names()
+    stage1 = [n for n in names if n.startswith("stage1:")]
+    assert "stage1:p0=DOCTOR" in stage1 and len(names) == model.model_.coef_.shape[1]
+    row = list(model.model_.classes_).index("DOCTOR")
+    assert model.model_.coef_[row, names.index("stage1:p0=DOCTOR")] > 0
+    labels, scores = model.predict_scored(test)
+    assert token_counts(gold_labels(test), labels).f1 > 0.8
+    # the final threshold moves decisions over the same scores (the first stage keeps its
+    # own boundary), so tuning it needs no refit
+    model.set_params(threshold=-0.5)
+    lower_labels, lower_scores = model.predict_scored(test)
+    assert all((a == b).all() for a, b in zip(scores, lower_scores, strict=True))
+    assert (
+        token_counts(gold_labels(test), lower_labels).recall
+        >= token_counts(gold_labels(test), labels).recall
+    )
+
+
+def test_two_stage_needs_the_linear_svm() -> None:
+    from systems.svm import LocalContextSVM
+
+    svm = LocalContextSVM(kernel="rbf")
+    svm.two_stage = True
+    with pytest.raises(ValueError, match="two_stage"):
+        svm.check_params()
