@@ -22,6 +22,7 @@ import pytest
 from corpora import nlp
 from corpora.load import LoadOptions, load_corpus
 from corpora.model import Document
+from systems.mega import MegaSVM
 from systems.svm import FEATURE_SPACE, FeatureSpace, LocalContextSVM
 from tests.conftest import requires_nltk
 
@@ -101,6 +102,22 @@ def test_training_throughput_small(benchmark, split) -> None:
     benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in train)
     model = benchmark(LocalContextSVM().fit, train)
     assert model.model_ is not None
+
+
+@requires_nltk
+@pytest.mark.parametrize("two_stage", [False, True], ids=["mega", "mega-two-stage"])
+def test_mega_training_and_tagging_throughput(benchmark, split, two_stage: bool) -> None:
+    """The Mega SVM, and its two-stage form (two jackknife fits and a first-stage fit more,
+    and a first-stage pass before every tagging): training plus tagging per round."""
+    train, test = split
+    FEATURE_SPACE.matrix(MegaSVM()._features(), train + test)
+
+    def fit_and_tag() -> list[list[str]]:
+        return MegaSVM(two_stage=two_stage).fit(train).predict(test)
+
+    benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in train + test)
+    predictions = benchmark.pedantic(fit_and_tag, rounds=3, warmup_rounds=0)
+    assert [len(p) for p in predictions] == [len(d.tokens) for d in test]
 
 
 @requires_nltk
