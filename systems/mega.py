@@ -15,9 +15,11 @@ binary column, not two -- Tafvizi §4.2.1: two features are equal iff type and v
 Adding a source is one registered factory in :data:`MEGA_SOURCES`.
 
 Substitutes and differences: the sources are this harness's re-creations (see each
-feature module's docstring); the Illinois source contributes its first-stage features only,
-since its second stage needs a trained first-stage model; MIMIC contributes its rules'
-outputs as features (:class:`systems.features.mimic.MimicRuleFeatures`).
+feature module's docstring); the Illinois source contributes its first-stage features,
+since its second stage needs a trained first stage: that stage is ``two_stage=True``, a
+second Mega SVM over the first one's out-of-fold labels (Tafvizi's §7.2.3 proposal); MIMIC
+contributes its rules' outputs as features
+(:class:`systems.features.mimic.MimicRuleFeatures`).
 """
 
 from __future__ import annotations

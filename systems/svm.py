@@ -31,6 +31,15 @@ point: ``class_weight`` (default: PHI errors cost ``2x`` -- liblinear's per-clas
 and ``threshold`` on the PHI score of :meth:`FeatureSVM.score_tokens` (default 0, the
 SVM's own boundary).  :func:`bench.ablation.precision_recall_curve` sweeps the threshold.
 
+Two stages.  ``two_stage=True`` (offered by ``mega``) adds the Illinois tagger's second
+stage (Tafvizi 2011, §2.4; proposed for Mega in §7.2.3): a second SVM over the same
+features plus :class:`~systems.features.illinois.PredictionContext`'s, the first SVM's
+labels of the tokens around each token and of the other occurrences of its word in the
+note.  Its training notes get those labels from first-stage SVMs that did not see their
+patient (:func:`systems.illinois.out_of_fold_labels`, :data:`STAGE_FOLDS` folds), the way
+stacked generalization avoids trusting in-sample labels; the first stage decides at its
+own boundary, so the final ``threshold`` moves decisions over fixed scores.
+
 Featurization.  Every feature class's output for a document is encoded once per process
 into int32 ids of the process-wide feature vocabulary
 (:data:`systems.features.base.FEATURE_SPACE`, shared with the CRFs and SNoW), so the ten
