@@ -121,7 +121,8 @@ class MegaSVM(FeatureSVM):
         a second SVM over the same features plus the first SVM's labels of the tokens
         around each token and of the other occurrences of its word in the note, learned
         from first-stage labels made by a jackknife over patients
-        (:meth:`systems.svm.FeatureSVM.fit`).  Three fits instead of one.
+        (:meth:`systems.svm.FeatureSVM.fit`).  Four fits instead of one, two of them on
+        half the notes.
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only

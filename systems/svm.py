@@ -227,9 +227,12 @@ class FeatureSVM(System):
             raise RuntimeError(f"{self.name}: fitted on a feature vocabulary since released")
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
         x = project(x, self.columns_)
-        if getattr(self, "first_", None) is None:
+        first = getattr(self, "first_", None)
+        if first is None:
             return x
-        return self._with_context(x, documents, self.first_.predict(documents), fit=False)
+        # the first stage was fitted on the same notes and features, so it has the same
+        # columns: it labels this very matrix instead of building its own
+        return self._with_context(x, documents, first._labels(x, documents)[0], fit=False)
 
     def feature_names(self) -> list[str]:
         """Names of the fitted model's columns (the second stage's context features last)."""
@@ -391,19 +394,23 @@ class FeatureSVM(System):
         score, _ = self._scores(self.transform(documents))
         return split_by_document(score, documents)
 
+    def _labels(
+        self, x: sp.csr_matrix, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], np.ndarray]:
+        """Per document, the labels of design matrix ``x`` at :attr:`threshold`; and the
+        flat scores."""
+        score, cats = self._scores(x)
+        flat = np.where(score > self.threshold, PHI if cats is None else cats, OUTSIDE)
+        return [list(map(str, part)) for part in split_by_document(flat, documents)], score
+
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
-        score, cats = self._scores(self.transform(documents))
-        is_phi = score > self.threshold
-        flat = np.where(is_phi, PHI if cats is None else cats, OUTSIDE)
-        return [list(map(str, part)) for part in split_by_document(flat, documents)]
+        return self._labels(self.transform(documents), documents)[0]
 
     def predict_scored(
         self, documents: Sequence[Document]
     ) -> tuple[list[list[str]], list[np.ndarray]]:
         """Labels and scores from one transform and one decision pass."""
-        score, cats = self._scores(self.transform(documents))
-        flat = np.where(score > self.threshold, PHI if cats is None else cats, OUTSIDE)
-        labels = [list(map(str, part)) for part in split_by_document(flat, documents)]
+        labels, score = self._labels(self.transform(documents), documents)
         return labels, split_by_document(score, documents)
 
 
