@@ -93,3 +93,29 @@ def test_the_report_compares_a_reimplementation_with_its_original(
         {"toy": corpus},
     )
     assert alone.peer_comparison is None
+
+
+def test_an_alias_of_the_reimplementation_is_compared_with_the_original_too(
+    toy_systems, original
+) -> None:
+    """``mimic-snomed=mimic`` beside ``deidpl``: the alias is the same re-implementation with
+    other parameters, so the report pairs it with the original as it pairs ``mimic``."""
+    corpus = make_corpus(9)
+    result = run(
+        RunConfig(
+            systems=["toy-capitals,toy-again=toy-capitals,toy-original"],
+            corpora=["toy"],
+            folds=3,
+            show_progress=False,
+            n_resamples=50,
+            n_shuffles=50,
+        ),
+        {"toy": corpus},
+    )
+    df = result.peer_comparison
+    totals = df[df.label == "ALL"]
+    assert sorted(zip(totals.original, totals.reimplementation, strict=True)) == [
+        ("toy-original", "toy-again"),
+        ("toy-original", "toy-capitals"),
+    ]
+    assert totals.agreement.nunique() == 1  # the same system under two names
