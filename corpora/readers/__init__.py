@@ -7,6 +7,7 @@ KIND           module                 input
 physionet      :mod:`.physionet`      PhysioNet deid directory (``id.text`` + ``id-phi.phrase``)
 i2b2-2006      :mod:`.i2b2_2006`      one i2b2 2006 XML file (inline ``<PHI TYPE=...>`` tags)
 i2b2-2014      :mod:`.i2b2_2014`      a directory of i2b2 2014 XML files (stand-off ``<TAGS>``)
+brat           :mod:`.brat`           brat stand-off: ``note.txt`` beside ``note.ann``
 jsonl          :mod:`.jsonl`          the harness's native JSON lines (also :func:`write_jsonl`)
 =============  =====================  ==========================================================
 
@@ -34,6 +35,7 @@ i2b2-2014    LOCATION/ROOM, /STREET, /CITY, /STATE, /COUNTRY, /ZIP, /OTHER   LOC
 i2b2-2014    AGE (all ages, not only > 89) / DATE                            AGE / DATE
 i2b2-2014    CONTACT/PHONE, CONTACT/FAX                                      PHONE
 i2b2-2014    CONTACT/EMAIL, /URL, /IPADDR; PROFESSION                        OTHER
+brat         harness labels, i2b2 2014 types, PhysioNet types (any case)     as above
 jsonl        harness labels                                                  same
 ===========  ==============================================================  ============
 

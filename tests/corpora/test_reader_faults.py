@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from corpora.model import CorpusError
-from corpora.readers import i2b2_2006, i2b2_2014, jsonl, physionet
+from corpora.readers import brat, i2b2_2006, i2b2_2014, jsonl, physionet
 
 DATA = Path(__file__).parent / "data"
 X06 = (DATA / "i2b2_2006.xml").read_text()
@@ -90,11 +90,23 @@ def _i2b2_2014_with(tmp_path: Path, start: str) -> Path:
     return target
 
 
+def _brat_with(tmp_path: Path, start: str) -> Path:
+    target = tmp_path / "brat"
+    target.mkdir()
+    (target / "1-1.txt").write_text("Seen by Dr. Lambert today.\n", "utf-8")
+    (target / "1-1.ann").write_text(f"T1\tDOCTOR {start} 19\tLambert\n", "utf-8")
+    return target
+
+
 @pytest.mark.parametrize("start", ["١٥", "1_5", "+15", "0x0f", "15.0", "-15"])
 @pytest.mark.parametrize(
     ("reader", "make"),
-    [(physionet.read, _physionet_with), (i2b2_2014.read, _i2b2_2014_with)],
-    ids=["physionet", "i2b2-2014"],
+    [
+        (physionet.read, _physionet_with),
+        (i2b2_2014.read, _i2b2_2014_with),
+        (brat.read, _brat_with),
+    ],
+    ids=["physionet", "i2b2-2014", "brat"],
 )
 def test_offsets_are_ascii_digits_only(start: str, reader, make, tmp_path: Path) -> None:
     """``int()`` reads all of these as 15 (or -15); an offset is a plain decimal number."""
@@ -106,9 +118,10 @@ def test_offsets_are_ascii_digits_only(start: str, reader, make, tmp_path: Path)
 def test_the_same_offsets_in_ascii_digits_read(tmp_path: Path) -> None:
     assert physionet.read(str(_physionet_with(tmp_path / "p", "15"))).documents
     assert i2b2_2014.read(str(_i2b2_2014_with(tmp_path / "i", "15"))).documents
+    assert brat.read(str(_brat_with(tmp_path, "12"))).documents
 
 
-@pytest.mark.parametrize("kind", [jsonl.read, i2b2_2006.read])
+@pytest.mark.parametrize("kind", [jsonl.read, i2b2_2006.read, brat.read])
 def test_a_device_is_not_read(kind) -> None:
     with pytest.raises(CorpusError, match="not a regular file"):
         kind("/dev/zero")

@@ -498,7 +498,7 @@ def test_lenient_read_skips_only_the_bad_record(case: str, tmp_path: Path) -> No
     assert result.documents, "the good records are still read"
 
 
-@pytest.mark.parametrize("kind", ["physionet", "i2b2-2006", "i2b2-2014", "jsonl"])
+@pytest.mark.parametrize("kind", ["physionet", "i2b2-2006", "i2b2-2014", "jsonl", "brat"])
 def test_missing_file_raises_even_when_lenient(kind: str, tmp_path: Path) -> None:
     missing = tmp_path / "nope"
     for lenient in (False, True):

@@ -42,7 +42,7 @@ def test_a_registry_reads_like_a_mapping() -> None:
 
 
 def test_every_reader_variant_feature_class_and_mega_source_is_described() -> None:
-    assert set(READERS) == {"physionet", "i2b2-2006", "i2b2-2014", "jsonl"}
+    assert set(READERS) == {"physionet", "i2b2-2006", "i2b2-2014", "brat", "jsonl"}
     assert list(VARIANTS) == ["authentic", "surrogate", "ambiguous", "unseen"]
     for registry in (READERS, VARIANTS, ALL_FEATURES, MEGA_SOURCES):
         assert len(registry) > 0
