@@ -79,6 +79,8 @@ def _text_files(path: str) -> tuple[Path, list[Path]]:
     if not p.exists():
         raise CorpusError("missing file", file=str(p))
     if p.is_file():
+        if p.suffix != ".txt":
+            raise CorpusError("expected a note's .txt file or a directory", file=str(p))
         return p.parent, [p]
     if not p.is_dir():
         raise CorpusError("not a regular file", file=str(p))

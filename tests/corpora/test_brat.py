@@ -60,6 +60,8 @@ def test_one_text_file_is_a_corpus_of_one(tmp_path: Path) -> None:
     write_notes(tmp_path)
     docs = brat.read(str(tmp_path / "110-02.txt")).documents
     assert [d.id for d in docs] == ["110-02"]
+    with pytest.raises(CorpusError, match=r"expected a note's \.txt file"):
+        brat.read(str(tmp_path / "110-02.ann"))
 
 
 def test_load_corpus_and_patient_folds(tmp_path: Path) -> None:
