@@ -133,50 +133,38 @@ def _spans(ann: str, text: str, *, file: str, record: str) -> list[Span]:
 
 
 def _text_bound(body: str, text: str, at: int, *, file: str, record: str) -> list[Span]:
+    """The spans of one ``T`` line starting at character ``at`` of the ``.ann`` file."""
+
+    def bad_line(reason: str) -> CorpusError:
+        return CorpusError(
+            f"{reason} (line at character offset {at})", file=file, record=record, offset=at
+        )
+
     fields = body.split("\t", 2)
     if len(fields) != 3:
-        raise CorpusError(
-            f"text-bound annotation at character offset {at} needs three tab-separated "
-            "fields (id, type and offsets, text)",
-            file=file,
-            record=record,
-            offset=at,
+        raise bad_line(
+            "text-bound annotation needs three tab-separated fields (id, type and offsets, text)"
         )
     ident, extent, expected = fields
     kind, _, offsets = extent.partition(" ")
     category = CATEGORIES.get(kind.upper())
     if category is None:
-        raise CorpusError(
-            f"{ident}: unknown category {kind!r} at character offset {at}; known types: "
-            "the harness labels, the i2b2 2014 and the PhysioNet types (docs/formats.md)",
-            file=file,
-            record=record,
-            offset=at,
+        raise bad_line(
+            f"{ident}: unknown category {kind!r}; known types: the harness labels, the i2b2 "
+            "2014 and the PhysioNet types (docs/formats.md)"
         )
-    where = f"{ident}: "
     fragments: list[tuple[int, int]] = []
     for part in offsets.split(";"):
         match = _FRAGMENT.fullmatch(part.strip())
         if match is None:
-            raise CorpusError(
-                f"{ident}: offsets at character offset {at} are not 'start end' pairs "
-                "separated by ';'",
-                file=file,
-                record=record,
-                offset=at,
-            )
+            raise bad_line(f"{ident}: offsets are not 'start end' pairs separated by ';'")
         try:
             start, end = (
-                parse_offset(value, name=name, file=file, record=record, where=where)
+                parse_offset(value, name=name, file=file, record=record, where=f"{ident}: ")
                 for value, name in ((match.group(1), "start"), (match.group(2), "end"))
             )
-        except CorpusError as error:  # located at the line, as the other line errors are
-            raise CorpusError(
-                f"{error.reason} (line at character offset {at})",
-                file=file,
-                record=record,
-                offset=at,
-            ) from error
+        except CorpusError as error:
+            raise bad_line(error.reason) from error
         if not 0 <= start < end <= len(text):
             raise CorpusError(
                 f"{ident}: span {start}-{end} outside the text (length {len(text)})",

@@ -46,6 +46,21 @@ def original():
     unregister(CapitalsOriginal.name)
 
 
+def _run(systems: str, corpus):
+    """A three-fold run of ``systems`` on the toy corpus (few resamples: fast)."""
+    return run(
+        RunConfig(
+            systems=[systems],
+            corpora=["toy"],
+            folds=3,
+            show_progress=False,
+            n_resamples=50,
+            n_shuffles=50,
+        ),
+        {"toy": corpus},
+    )
+
+
 def test_kappa_matches_scikit_learn() -> None:
     rng = np.random.default_rng(0)
     a = rng.random(500) < 0.2
@@ -58,17 +73,7 @@ def test_the_report_compares_a_reimplementation_with_its_original(
     toy_systems, original, tmp_path
 ) -> None:
     corpus = make_corpus(9)
-    result = run(
-        RunConfig(
-            systems=["toy-capitals,toy-original"],
-            corpora=["toy"],
-            folds=3,
-            show_progress=False,
-            n_resamples=50,
-            n_shuffles=50,
-        ),
-        {"toy": corpus},
-    )
+    result = _run("toy-capitals,toy-original", corpus)
     df = result.peer_comparison
     total = df[df.label == "ALL"].iloc[0]
     assert (total.original, total.reimplementation) == ("toy-original", "toy-capitals")
@@ -101,17 +106,7 @@ def test_an_alias_of_the_reimplementation_is_compared_with_the_original_too(
     """``mimic-snomed=mimic`` beside ``deidpl``: the alias is the same re-implementation with
     other parameters, so the report pairs it with the original as it pairs ``mimic``."""
     corpus = make_corpus(9)
-    result = run(
-        RunConfig(
-            systems=["toy-capitals,toy-again=toy-capitals,toy-original"],
-            corpora=["toy"],
-            folds=3,
-            show_progress=False,
-            n_resamples=50,
-            n_shuffles=50,
-        ),
-        {"toy": corpus},
-    )
+    result = _run("toy-capitals,toy-again=toy-capitals,toy-original", corpus)
     df = result.peer_comparison
     totals = df[df.label == "ALL"]
     assert sorted(zip(totals.original, totals.reimplementation, strict=True)) == [
