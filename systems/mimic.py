@@ -53,9 +53,11 @@ on the other patients (``evaluation:physionet:DIR``); the procedure is in
 * the program's own gold-standard ward rule (one ward name and its number) is applied to
   every one-word entry of the hospital list;
 * the program's SNOMED word list (``dict/sno_edited.txt``), part of its common-word test,
-  is read when the dictionary directory has it; the shared deid-1.1 lists do not, and the
-  harness's medical vocabulary and common English words stand in
-  (:func:`~systems.mimic_rules.lexicon.medical_word_substitute`);
+  is read when the dictionary directory has it (a full deid 1.1 install does); the shared
+  deid-1.1 lists do not, and the harness's medical vocabulary and common English words
+  stand in (:func:`~systems.mimic_rules.lexicon.medical_word_substitute`).  That list,
+  not the rules, is most of what still separates the two: with it, the decisions match
+  the program's on every token of the 22 tuning patients (docs/mimic.md);
 * date checks use the real calendar and a fixed latest year (2030) instead of the clock;
 * features switched off in the program's output configuration stay off (country and
   ethnicity lists, US state names on their own, the patient-name list).
