@@ -10,8 +10,10 @@ Without that, a patient's name learned from one note is "found" in the next note
 patient, and the scores flatter every learned system.
 
 Grouping keys are read from ``Document.metadata``: readers set ``patient`` where the source
-knows it (PhysioNet patient ids, i2b2 2014 file names, a ``group`` field in JSON lines), and
-the embedded corpus's generator sets ``template`` (the pattern family of each note).
+knows it (PhysioNet patient ids, i2b2 2014 file names, a ``group`` field in JSON lines),
+the ``brat`` reader sets ``directory`` (the folder a note sits in, for projects that keep
+one folder per patient), and the embedded corpus's generator sets ``template`` (the
+pattern family of each note).
 
 The module also holds the one fixed split of a corpus by patient: the *tuning subset*
 (:func:`tuning_split`), the patients whose notes a developer may read while hand-tuning
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from corpora.model import Document
 
 #: ``--group-by`` values: a metadata key, ``document`` (no grouping) or ``auto``.
-GROUP_BY_CHOICES: tuple[str, ...] = ("auto", "patient", "template", "document")
+GROUP_BY_CHOICES: tuple[str, ...] = ("auto", "patient", "directory", "template", "document")
 #: The key ``auto`` prefers, when every document has it.
 DEFAULT_GROUP_KEY = "patient"
 

@@ -30,6 +30,9 @@ Document id = the ``.txt`` path relative to ``DIR`` without its suffix (``p7/000
 ``PATH`` may also be one ``.txt`` file.  Files named ``<patient>-<record>.txt`` (the
 i2b2 2014 convention, ``110-01.txt``) give ``metadata["patient"]``, so cross-validation
 keeps a patient's notes on one side of every split; other names give no patient key.
+Every note also gets ``metadata["directory"]``, the folder it sits in relative to ``DIR``
+(``p7``; ``.`` at the top): projects that keep one folder per patient group their folds
+with ``--group-by directory``.
 """
 
 from __future__ import annotations
@@ -104,6 +107,7 @@ def _read_note(root: Path, text_path: Path) -> Document:
     spans = _spans(ann, text, file=str(ann_path), record=doc_id)
     named = _PATIENT_RECORD.fullmatch(text_path.stem)
     metadata = {"patient": named.group(1)} if named else {}
+    metadata["directory"] = text_path.parent.relative_to(root).as_posix()
     return build_document(doc_id, text, spans, file=str(ann_path), metadata=metadata)
 
 

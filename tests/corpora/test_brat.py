@@ -51,9 +51,8 @@ def test_reads_notes_with_fragments_types_and_patients(tmp_path: Path) -> None:
     ]
     assert docs["110-02"].spans[0].category == "PATIENT"  # PhysioNet's PTName
     assert docs["ward/207-01"].spans == ()
-    assert first.metadata == {"patient": "110"} and docs["ward/207-01"].metadata == {
-        "patient": "207"
-    }
+    assert first.metadata == {"patient": "110", "directory": "."}
+    assert docs["ward/207-01"].metadata == {"patient": "207", "directory": "ward"}
 
 
 def test_one_text_file_is_a_corpus_of_one(tmp_path: Path) -> None:
@@ -77,6 +76,22 @@ def test_load_corpus_and_patient_folds(tmp_path: Path) -> None:
             {corpus.documents[i].metadata["patient"] for i in part} for part in (train, test)
         ]
         assert not patients[0] & patients[1]
+
+
+def test_one_folder_per_patient_groups_folds_by_directory(tmp_path: Path) -> None:
+    """Notes with arbitrary names in per-patient folders: ``--group-by directory``."""
+    notes = {
+        f"{p}/note{n}": ("Seen by Dr. Ames.\n", "T1\tDOCTOR 12 16\tAmes\n")
+        for p in ("anna", "ben", "carl")
+        for n in (1, 2, 3)
+    }
+    docs = brat.read(str(write_notes(tmp_path, notes))).documents
+    assert all("patient" not in d.metadata for d in docs)
+    for train, test in document_kfold(docs, 3, 0, "directory"):
+        assert {docs[i].metadata["directory"] for i in test} & {
+            docs[i].metadata["directory"] for i in train
+        } == set()
+        assert len(test) == 3  # one whole folder per fold
 
 
 def _edit(doc_id: str, text: str | None = None, ann: str | None = None):
