@@ -18,7 +18,7 @@ afterwards, so a tool that writes files beside itself leaves nothing behind.  A 
 path in the command (``{python} redact.py``) is read from ``base_dir``: the directory of
 the TOML file that names the tool, or else the directory the harness was started in.
 
-A note the tool crashes on (non-zero exit), hangs on (``timeout`` seconds) or answers with
+A note the tool crashes on (non-zero exit), works past ``timeout`` CPU seconds on or answers with
 output that reads neither as spans nor as the note redacted is a named error
 for that note, scored as ``on_error`` says (:mod:`systems.external`); the other notes and
 systems go on.
@@ -73,7 +73,7 @@ class CommandSystem(ExternalSystem):
     output:
         ``auto``, ``spans`` or ``redacted`` (:mod:`systems.span_recovery`).
     timeout:
-        Seconds one note may take.
+        CPU seconds one note may take (:mod:`systems.external` on why CPU time).
     labels:
         The tool's type names -> our labels (``{"NAME": "PATIENT"}`` or
         ``"NAME=PATIENT,..."``), before the generic rules of :mod:`systems.external`.

@@ -38,8 +38,8 @@ span has several, the most specific wins (:data:`PRECEDENCE`: a clinician over a
 name, a phone over a date ...).
 
 Failures.  A note containing a record marker of its own cannot be written as a record and
-fails alone.  When the program fails on a whole call (crash, ``timeout`` seconds per note
-exceeded), each note is run alone to find the ones it fails on; those are scored as
+fails alone.  When the program fails on a whole call (crash, ``timeout`` CPU seconds per
+note exceeded), each note is run alone to find the ones it fails on; those are scored as
 ``on_error`` says (:mod:`systems.external`) and the others keep their result.
 """
 
@@ -80,7 +80,7 @@ PRECEDENCE: tuple[str, ...] = (
     "OTHER",
     PHI,
 )
-#: Seconds a call may take on top of ``timeout`` per note (Perl loading its lists).
+#: CPU seconds a call may take on top of ``timeout`` per note (Perl loading its lists).
 STARTUP_SECONDS = 120.0
 _END = "||||END_OF_RECORD"
 _START = "START_OF_RECORD="
@@ -115,7 +115,7 @@ class DeidPl(ExternalSystem):
     patient_context:
         Group a call's notes by patient (see the module docstring).
     timeout:
-        Seconds per note (a call may take ``120 + timeout x notes``).
+        CPU seconds per note (a call may take ``120 + timeout x notes``).
     perl:
         The Perl interpreter.
     labels, on_error, tool:

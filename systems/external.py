@@ -18,6 +18,12 @@ finally the binary label ``PHI`` for a span without a type or with a type no rul
 (masked text carries no type).  Binary ``PHI`` tokens count in the PHI-vs-non-PHI scores and
 in no category (:mod:`bench.metrics`).  A mapping to ``O`` drops that type.
 
+**Timeouts count the tool's CPU seconds** (``RLIMIT_CPU``; the kernel ends a process that
+spends them), not wall-clock seconds: a note's fate must not depend on ``--jobs`` or on
+whatever else the machine is running, or the same command would score a tool differently
+from one run to the next.  Wall clock is only a backstop, at :data:`WALL_CLOCK_FACTOR`
+times the timeout, for a tool that waits without working.
+
 **A note the tool fails on** -- it crashes, hangs past the timeout, or writes output that
 cannot be read as spans or as the note redacted -- is a :class:`NoteError`: one line naming
 the system, the document id and what happened, never note text (a tool's stderr is not
@@ -36,6 +42,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import hashlib
+import math
 import os
 import re
 import signal
@@ -200,6 +207,40 @@ def _prctl() -> Any:
         return None
 
 
+#: The wall-clock backstop of a timeout, as a multiple of its CPU seconds (a tool blocked
+#: without working; a tool sharing a busy machine's cores still finishes within it).
+WALL_CLOCK_FACTOR = 4.0
+
+
+def limit_cpu(seconds: float) -> None:
+    """Let this process spend at most ``seconds`` more CPU seconds: past them the kernel
+    sends ``SIGXCPU``, which ends it (whole seconds, rounded up; nothing where the platform
+    has no ``resource`` module)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: the wall-clock backstop alone applies
+        return
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime + seconds)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def timeout_error(returncode: int | None, cpu_seconds: float, *, waited: bool) -> NoteError:
+    """The error of a tool stopped by its CPU limit (``SIGXCPU``), by the wall-clock
+    backstop (``waited``), or that died otherwise."""
+    if returncode == -signal.SIGXCPU:
+        return NoteError(f"timed out after {cpu_seconds:g} s of CPU time")
+    if waited:
+        return NoteError(
+            f"timed out after {cpu_seconds * WALL_CLOCK_FACTOR:g} s of wall-clock time "
+            f"({cpu_seconds:g} s of CPU allowed)"
+        )
+    return NoteError("crashed")
+
+
 def die_with_parent() -> None:
     """Ask the kernel to kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``;
     elsewhere nothing), so a tool or child started for a run never outlives the run."""
@@ -217,9 +258,16 @@ def run_tool(
     env: Mapping[str, str] | None = None,
 ) -> bytes:
     """Run a tool and return its stdout; ``NoteError`` when it cannot start, exits non-zero
-    or runs past ``timeout`` seconds (its whole process group is then killed, so a tool
-    that started helpers leaves none behind).  On Linux the tool is also killed when the
-    harness dies (:func:`die_with_parent`)."""
+    or spends more than ``timeout`` CPU seconds (each of its processes; the wall-clock
+    backstop kills its whole process group, so a tool that started helpers leaves none
+    behind).  On Linux the tool is also killed when the harness dies
+    (:func:`die_with_parent`)."""
+
+    def prepare() -> None:
+        die_with_parent()
+        if timeout is not None:
+            limit_cpu(timeout)
+
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -229,18 +277,21 @@ def run_tool(
             cwd=cwd,
             env=None if env is None else dict(env),
             start_new_session=True,
-            preexec_fn=die_with_parent if _prctl() is not None else None,
+            preexec_fn=prepare,
         )
     except OSError as exc:
         raise NoteError(f"cannot start {Path(argv[0]).name}: {exc.strerror or exc}") from None
     try:
-        out, err = proc.communicate(stdin, timeout=timeout)
+        wall = None if timeout is None else timeout * WALL_CLOCK_FACTOR
+        out, err = proc.communicate(stdin, timeout=wall)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
-        raise NoteError(f"timed out after {timeout:g} s") from None
+        raise timeout_error(None, float(timeout or 0), waited=True) from None
     except BaseException:
         _kill_group(proc)
         raise
+    if timeout is not None and proc.returncode == -signal.SIGXCPU:
+        raise timeout_error(proc.returncode, timeout, waited=False)
     if proc.returncode != 0:
         how = (
             f"killed by signal {-proc.returncode}"
@@ -277,9 +328,11 @@ def _serve(inbox: Any, outbox: Any) -> None:
     init, initargs, func = inbox.recv()
     state = init(*initargs)
     while True:
-        item = inbox.recv()
-        if item is None:
+        message = inbox.recv()
+        if message is None:
             return
+        item, cpu_seconds = message
+        limit_cpu(cpu_seconds)
         try:
             outbox.send(("ok", func(state, item)))
         except Exception as exc:  # reported per item; the child goes on
@@ -316,12 +369,12 @@ class _Child:
         self.outbox.send([p for p in sys.path if isinstance(p, str)])
         self.outbox.send((init, initargs, func))
 
-    def ask(self, item: Any, timeout: float) -> tuple[str, Any]:
-        """``("ok", result)``, ``("error", exception type)``, ``("timeout", None)`` or
-        ``("died", None)``."""
+    def ask(self, item: Any, cpu_seconds: float, wall_seconds: float) -> tuple[str, Any]:
+        """``("ok", result)``, ``("error", exception type)``, ``("timeout", None)`` (past
+        ``wall_seconds``) or ``("died", None)`` (the CPU limit ends the child too)."""
         try:
-            self.outbox.send(item)
-            if not self.inbox.poll(timeout):
+            self.outbox.send((item, cpu_seconds))
+            if not self.inbox.poll(wall_seconds):
                 return "timeout", None
             return self.inbox.recv()
         except (EOFError, OSError):
@@ -350,9 +403,9 @@ def run_isolated(
     startup: float = 120.0,
 ) -> list[Any]:
     """``func(init(*initargs), item)`` for each item, in a child process, with ``timeout``
-    seconds per item: a library that hangs on one note (a regular expression that
+    CPU seconds per item: a library that hangs on one note (a regular expression that
     backtracks forever) cannot be interrupted in-process, so it runs in a child that is
-    killed and started again.  Returns each result, or a :class:`NoteError` for an item
+    ended and started again.  Returns each result, or a :class:`NoteError` for an item
     that timed out, raised, or killed the child.  ``func`` and ``init`` must be importable
     module-level functions (the child is a new interpreter, see :class:`_Child`)."""
     results: list[Any] = []
@@ -362,7 +415,8 @@ def run_isolated(
             fresh = child is None
             if child is None:
                 child = _Child(init, initargs, func)
-            status, value = child.ask(item, timeout + (startup if fresh else 0.0))
+            wall = timeout * WALL_CLOCK_FACTOR + (startup if fresh else 0.0)
+            status, value = child.ask(item, timeout, wall)
             if status == "ok":
                 results.append(value)
                 continue
@@ -370,10 +424,10 @@ def run_isolated(
                 results.append(NoteError(f"raised {value}"))
                 continue
             child.stop(kill=True)
-            child = None
             results.append(
-                NoteError(f"timed out after {timeout:g} s" if status == "timeout" else "crashed")
+                timeout_error(child.proc.returncode, timeout, waited=status == "timeout")
             )
+            child = None
     finally:
         if child is not None:
             child.stop(kill=False)

@@ -82,8 +82,8 @@ class Philter(ExternalSystem):
     filters:
         A Philter filter file (TOML); ``None``: the one philter-lite ships.
     timeout:
-        Seconds one note may take (Philter runs in a child process that is killed and
-        restarted when a note exceeds it).
+        CPU seconds one note may take (Philter runs in a child process that is ended and
+        restarted when a note exceeds them; :mod:`systems.external` on why CPU time).
     labels, on_error, tool:
         As for every external system (:mod:`systems.external`).
     """

@@ -86,7 +86,16 @@ def test_a_failing_note_is_named_withheld_and_the_others_finish(capsys) -> None:
 def test_a_hanging_tool_times_out_and_fail_mode_fails_the_cell() -> None:
     docs = [_note(NOTE, i=0), _note("pt HANG Lee.\n", i=1)]
     system = CommandSystem(cmd=_cmd("spans"), timeout=1.0, on_error="fail")
-    with pytest.raises(RuntimeError, match=r"failed on 1 note\(s\): n1: timed out after 1 s"):
+    with pytest.raises(
+        RuntimeError, match=r"failed on 1 note\(s\): n1: timed out after 4 s of wall-clock time"
+    ):
+        system.predict(docs)
+
+
+def test_a_tool_that_works_past_its_cpu_seconds_is_stopped_by_them() -> None:
+    docs = [_note("pt SPIN Lee.\n", i=0)]
+    system = CommandSystem(cmd=_cmd("spans"), timeout=1.0, on_error="fail")
+    with pytest.raises(RuntimeError, match=r"n0: timed out after 1 s of CPU time"):
         system.predict(docs)
 
 

@@ -8,7 +8,7 @@ writes: ``spans`` (start end TYPE), ``json`` (JSON lines), ``array`` (one JSON a
 ``bytes`` (spans in UTF-8 byte offsets), ``mask`` (PHI replaced by '*'), ``tags``
 (``[**TYPE**]``), ``placeholders`` (``<TYPE>``) or ``reflow`` (masked, lines joined).  A
 note containing CRASH makes it exit 3 (quoting the note on stderr), HANG makes it sleep,
-GARBAGE makes it print nonsense.
+SPIN makes it work without end, GARBAGE makes it print nonsense.
 """
 
 import json
@@ -31,6 +31,9 @@ if "CRASH" in text:
     sys.exit(3)
 if "HANG" in text:
     time.sleep(60)
+if "SPIN" in text:
+    while True:
+        pass
 if "GARBAGE" in text:
     print("lorem ipsum " * 50)
     sys.exit(0)
