@@ -36,6 +36,10 @@ def paths(tmp_path: Path) -> dict[str, str]:
     nonempty = tmp_path / "someone-elses-dir"
     nonempty.mkdir()
     (nonempty / "notes.txt").write_text("keep me\n")
+    brat = tmp_path / "brat"
+    brat.mkdir()
+    (brat / "1-1.txt").write_text("Seen by Dr. Ames.\n")
+    (brat / "1-1.ann").write_text("T1\tNURSE 12 16\tAmes\n")
     return {
         "jsonl": str(good),
         "one": str(tmp_path / "one.jsonl"),
@@ -48,6 +52,7 @@ def paths(tmp_path: Path) -> dict[str, str]:
         "dir": str(tmp_path / "a-dir"),
         "file": str(tmp_path / "a-file.txt"),
         "nonempty": str(nonempty),
+        "brat": str(brat),
         "out": str(tmp_path / "report"),
         "missing": str(tmp_path / "no-such-file"),
     }
@@ -163,6 +168,7 @@ CASES: dict[str, tuple[list[str], str]] = {
     "corpus-is-a-directory": ([*RUN, "--corpora", "jsonl:{dir}"], "directory"),
     "corpus-is-a-device": ([*RUN, "--corpora", "jsonl:/dev/null"], "not a regular file"),
     "corpus-empty": ([*RUN, "--corpora", "jsonl:{empty}"], "no documents"),
+    "corpus-brat-unknown-type": ([*RUN, "--corpora", "brat:{brat}"], "unknown category 'NURSE'"),
     "corpus-blank-lines": ([*RUN, "--corpora", "jsonl:{blank}"], "no documents"),
     "corpus-binary": ([*RUN, "--corpora", "jsonl:{binary}"], "line 1"),
     "corpus-latin1": ([*RUN, "--corpora", "jsonl:{latin1}"], "not valid utf-8"),
