@@ -271,8 +271,7 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         "--shuffles",
         type=_at_least(1),
         default=DEFAULT_SHUFFLES,
-        help=f"approximate randomization shuffles ({DEFAULT_SHUFFLES:,}, as Yeh 2000 "
-        "recommends)",
+        help=f"approximate randomization shuffles ({DEFAULT_SHUFFLES:,}, as Yeh 2000 recommends)",
     )
     p.add_argument(
         "--group-by",
@@ -383,6 +382,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("corpus", metavar="CORPUS", help="an embedded corpus or KIND:PATH spec")
     _common_corpus_options(stats)
+    convert = corpus_sub.add_parser(
+        "convert",
+        help="write a corpus in another format (jsonl, brat)",
+        description="Read any corpus the harness reads and write it as JSON lines (the native "
+        "format: text, spans, marks, metadata, patient group) or as brat stand-off files "
+        "(text and spans) for viewing in brat.  The output holds the notes' PHI: it is written "
+        "owner-only, and never over an existing file or directory.",
+    )
+    convert.add_argument("corpus", metavar="CORPUS", help="an embedded corpus or KIND:PATH spec")
+    convert.add_argument("out", metavar="OUT", help="the .jsonl file or brat directory to create")
+    convert.add_argument(
+        "--to", choices=("jsonl", "brat"), required=True, help="the format to write"
+    )
+    _common_corpus_options(convert)
 
     run = sub.add_parser(
         "run",
@@ -491,9 +504,7 @@ def _reproduce_parser(sub: Any) -> None:
     rep.add_argument(
         "--out", metavar="DIR", default="reports", help="where PAPER.md goes (default reports)"
     )
-    rep.add_argument(
-        "--folds", type=_at_least(2), default=10, help="cross-validation folds (10)"
-    )
+    rep.add_argument("--folds", type=_at_least(2), default=10, help="cross-validation folds (10)")
     rep.add_argument(
         "--jobs",
         type=_positive_int,
@@ -562,9 +573,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def _analysis_options(p: argparse.ArgumentParser) -> None:
     _common_corpus_options(p)
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    p.add_argument(
-        "--folds", type=_at_least(2), default=None, help="cross-validation folds (10)"
-    )
+    p.add_argument("--folds", type=_at_least(2), default=None, help="cross-validation folds (10)")
 
 
 # --------------------------------------------------------------------------- validation
@@ -711,6 +720,24 @@ def cmd_corpus_stats(args: argparse.Namespace) -> int:
 
     corpus = _load(args.corpus, args)
     print(stats_markdown(corpus, su06_corpus_columns(), system_dictionaries(args.dictionaries)))
+    return EXIT_OK
+
+
+def cmd_corpus_convert(args: argparse.Namespace) -> int:
+    from bench.run_types import UsageError
+    from corpora.readers.brat import write_brat
+    from corpora.readers.jsonl import write_jsonl
+
+    out = Path(args.out)
+    if out.exists():
+        raise UsageError(f"{out}: already exists (convert never overwrites)")
+    corpus = _load(args.corpus, args)
+    if args.to == "brat":
+        n = write_brat(corpus, out)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        n = write_jsonl(corpus, out, mode=0o600)
+    print(f"wrote {n} documents to {out} ({args.to})")
     return EXIT_OK
 
 
@@ -914,6 +941,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return cmd_list(args)
         if args.command == "corpus":
+            if args.corpus_command == "convert":
+                return cmd_corpus_convert(args)
             return cmd_corpus_stats(args)
         if args.command == "run":
             return cmd_run(args)

@@ -37,11 +37,15 @@ with ``--group-by directory``.
 
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
 
 from corpora.load import ReadResult, reader
-from corpora.model import LABELS, CorpusError, Document, Span
+from corpora.model import LABELS, Corpus, CorpusError, Document, Span
 from corpora.readers import i2b2_2014, physionet
 from corpora.readers._common import (
     Leniency,
@@ -221,3 +225,49 @@ def read(path: str, *, lenient: bool = False) -> ReadResult:
                 )
             )
     return collector.result(documents)
+
+
+def write_brat(
+    corpus_or_documents: Corpus | Iterable[Document], directory: str | os.PathLike[str]
+) -> int:
+    """Write documents as brat ``.txt``/``.ann`` pairs under a new ``directory``; return the
+    number written.  The inverse of :func:`read` for text and spans (brat has no place for
+    the variants' marks or for other metadata; a patient key survives through a
+    ``<patient>-<record>`` id, as the reader takes it).
+
+    Every document is validated first, and the files are written into a temporary
+    directory that is renamed into place at the end, so a failure never leaves part of a
+    corpus behind; an existing ``directory`` is refused rather than mixed with.
+    """
+    target = Path(directory)
+    if target.exists():
+        raise CorpusError("already exists: brat output goes to a new directory", file=str(target))
+    documents = list(corpus_or_documents)
+    seen: set[str] = set()
+    for doc in documents:
+        doc.validate(file=str(target))
+        check_unique(doc, seen, file=str(target))
+        if any(part in ("", ".", "..") for part in doc.id.split("/")) or "\\" in doc.id:
+            raise CorpusError(
+                "a document id must be a relative path to be a brat file name",
+                file=str(target),
+                record=doc.id,
+            )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        for doc in documents:
+            base = staging / PurePosixPath(doc.id)
+            base.parent.mkdir(parents=True, exist_ok=True)
+            Path(f"{base}.txt").write_bytes(doc.text.encode("utf-8"))
+            lines = [
+                f"T{i}\t{span.category} {span.start} {span.end}\t"
+                f"{doc.text[span.start : span.end].translate(_BREAKS)}\n"
+                for i, span in enumerate(doc.spans, start=1)
+            ]
+            Path(f"{base}.ann").write_bytes("".join(lines).encode("utf-8"))
+        staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return len(documents)

@@ -62,13 +62,16 @@ def document_to_json(doc: Document) -> dict[str, Any]:
 
 
 def write_jsonl(
-    corpus_or_documents: Corpus | Iterable[Document], path: str | os.PathLike[str]
+    corpus_or_documents: Corpus | Iterable[Document],
+    path: str | os.PathLike[str],
+    mode: int | None = None,
 ) -> int:
     """Write documents as JSON lines, atomically; return the number written.
 
     Every document is validated first, so the writer never produces a file the reader
     would reject.  Metadata must be JSON-serialisable (and, for an exact round trip,
-    made of JSON types: dicts, lists, strings, numbers, booleans, None).
+    made of JSON types: dicts, lists, strings, numbers, booleans, None).  ``mode``: the
+    file's permissions from the moment it appears (``0o600`` for notes with PHI).
     """
     documents = list(corpus_or_documents)
     lines: list[str] = []
@@ -83,7 +86,7 @@ def write_jsonl(
             raise CorpusError(
                 f"metadata is not JSON-serialisable: {exc}", file=target, record=doc.id
             ) from exc
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    atomic_write_text(path, "".join(line + "\n" for line in lines), mode=mode)
     return len(lines)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from corpora.folds import document_kfold
 from corpora.load import get_reader, load_corpus
-from corpora.model import CorpusError
+from corpora.model import CorpusError, Document, Span
 from corpora.readers import brat
 
 #: Two patients' notes; the first has a CRLF line end before its second line, so offsets
@@ -209,3 +209,53 @@ def test_every_mapped_type_is_a_harness_label_and_the_reader_is_registered() -> 
     assert get_reader("brat") is brat.read
     doc = (Path(__file__).parents[2] / "docs" / "formats.md").read_text()
     assert "## `brat`" in doc
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def test_write_brat_round_trips_text_spans_and_patients(tmp_path: Path) -> None:
+    docs = brat.read(str(write_notes(tmp_path / "in"))).documents
+    # a span across a line break: brat's text field holds it on one line
+    text = "Seen at Mercy\nGeneral today.\n"
+    docs.append(Document("300-01", text, (Span(8, 21, "HOSPITAL"),), metadata={"patient": "300"}))
+    assert brat.write_brat(docs, tmp_path / "out") == 4
+    back = {d.id: d for d in brat.read(str(tmp_path / "out")).documents}
+    for doc in docs:
+        assert (back[doc.id].text, back[doc.id].spans) == (doc.text, doc.spans)
+        assert back[doc.id].metadata.get("patient") == doc.metadata.get("patient")
+    assert "\tHOSPITAL 8 21\tMercy General\n" in (tmp_path / "out" / "300-01.ann").read_text()
+    assert (tmp_path / "out").stat().st_mode & 0o077 == 0  # notes with PHI: owner-only
+
+
+def test_write_brat_never_overwrites_and_leaves_nothing_half_written(tmp_path: Path) -> None:
+    good = Document("1-1", "Dr. Ames.\n", (Span(4, 8, "DOCTOR"),))
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(CorpusError, match="already exists"):
+        brat.write_brat([good], tmp_path / "taken")
+    for bad_id in ("../escape", "/abs", "a//b"):
+        with pytest.raises(CorpusError, match="relative path"):
+            brat.write_brat([good, Document(bad_id, "x\n")], tmp_path / "out")
+    bad = Document("1-2", "Dr. Ames.\n", (Span(4, 99, "DOCTOR"),))
+    with pytest.raises(CorpusError, match="outside the text"):
+        brat.write_brat([good, bad], tmp_path / "out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_corpus_convert_command_writes_jsonl_and_brat(tmp_path: Path, capsys) -> None:
+    from bench.cli import main
+
+    source = f"brat:{write_notes(tmp_path / 'in')}"
+    assert main(["corpus", "convert", source, str(tmp_path / "c.jsonl"), "--to", "jsonl"]) == 0
+    assert main(["corpus", "convert", source, str(tmp_path / "b"), "--to", "brat"]) == 0
+    assert "wrote 3 documents" in capsys.readouterr().out
+    assert (tmp_path / "c.jsonl").stat().st_mode & 0o077 == 0
+    original = {d.id: d for d in brat.read(str(tmp_path / "in")).documents}
+    for spec in (f"jsonl:{tmp_path / 'c.jsonl'}", f"brat:{tmp_path / 'b'}"):
+        corpus, _ = load_corpus(spec)
+        for d in corpus.documents:
+            assert (d.text, d.spans) == (original[d.id].text, original[d.id].spans)
+            assert d.metadata["patient"] == original[d.id].metadata["patient"]
+    # never over an existing output
+    assert main(["corpus", "convert", source, str(tmp_path / "b"), "--to", "brat"]) == 2
+    assert "already exists" in capsys.readouterr().err
