@@ -732,11 +732,7 @@ def cmd_corpus_convert(args: argparse.Namespace) -> int:
     if out.exists():
         raise UsageError(f"{out}: already exists (convert never overwrites)")
     corpus = _load(args.corpus, args)
-    if args.to == "brat":
-        n = write_brat(corpus, out)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        n = write_jsonl(corpus, out, mode=0o600)
+    n = write_brat(corpus, out) if args.to == "brat" else write_jsonl(corpus, out, mode=0o600)
     print(f"wrote {n} documents to {out} ({args.to})")
     return EXIT_OK
 

@@ -18,8 +18,8 @@ afterwards, so a tool that writes files beside itself leaves nothing behind.  A 
 path in the command (``{python} redact.py``) is read from ``base_dir``: the directory of
 the TOML file that names the tool, or else the directory the harness was started in.
 
-A note the tool crashes on (non-zero exit), works past ``timeout`` CPU seconds on or answers with
-output that reads neither as spans nor as the note redacted is a named error
+A note the tool crashes on (non-zero exit), works past ``timeout`` CPU seconds on or
+answers with output that reads neither as spans nor as the note redacted is a named error
 for that note, scored as ``on_error`` says (:mod:`systems.external`); the other notes and
 systems go on.
 

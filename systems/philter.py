@@ -30,8 +30,8 @@ OTHER category), and masked text outside any PHI filter is binary ``PHI`` too.
 
 Philter runs in a child process with ``timeout`` CPU seconds per note (default 60): some
 of its regular expressions backtrack without end on some notes (one PhysioNet note ran for
-over ten minutes), and a library call cannot be interrupted in-process.  Such a note is a named
-error, scored as ``on_error`` says (:mod:`systems.external`).  Philter's detections of a
+over ten minutes), and a library call cannot be interrupted in-process.  Such a note is a
+named error, scored as ``on_error`` says (:mod:`systems.external`).  Philter's detections of a
 document (offsets only, never text) are cached on disk under the document, the filter file
 and the philter-lite version, so both configurations -- and repeated runs -- tag each note
 once.
