@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 GROUP_BY_CHOICES: tuple[str, ...] = ("auto", "patient", "directory", "template", "document")
 #: The key ``auto`` prefers, when every document has it.
 DEFAULT_GROUP_KEY = "patient"
+#: Set on a transformed training copy (``--augment``): the id of the note it was made from.
+COPY_OF_KEY = "copy_of"
 
 Fold = tuple[list[int], list[int]]
 
@@ -122,10 +124,19 @@ def resolve_group_key(documents: Sequence[Document], group_by: str = "auto") -> 
 
 
 def groups_of(documents: Sequence[Document], key: str | None) -> list[str] | None:
-    """Each document's group under ``key`` (``None``: ungrouped)."""
-    if key is None:
+    """Each document's group under ``key`` (``None``: ungrouped).
+
+    Training copies made by ``--augment`` (:data:`COPY_OF_KEY`) join the group of the note
+    they were made from: they carry its patient and directory, and where documents are
+    ungrouped a note and its copies form a group of their own.  The copy has other names but
+    the same context words, so a model that learned the note on one side of a jackknife or
+    an inner fold would label its copy on the other side almost perfectly.
+    """
+    if key is not None:
+        return [str(d.metadata[key]) for d in documents]
+    if not any(COPY_OF_KEY in d.metadata for d in documents):
         return None
-    return [str(d.metadata[key]) for d in documents]
+    return [str(d.metadata.get(COPY_OF_KEY, d.id)) for d in documents]
 
 
 def document_kfold(

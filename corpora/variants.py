@@ -47,6 +47,7 @@ from corpora.dictionaries import (
     surrogate_dictionaries,
     system_dictionaries,
 )
+from corpora.folds import COPY_OF_KEY
 from corpora.load import variant
 from corpora.model import (
     FLAG_AMBIGUOUS,
@@ -359,7 +360,8 @@ DOCUMENT_VARIANTS = ("surrogate", "unseen")
 def document_variant(name: str, document: Document, seed: int, copy: int = 0) -> Document:
     """One document through the ``surrogate`` or ``unseen`` transform, with its own id
     (``<id>+<name>``, ``<id>+<name>2`` for ``copy`` 1, ...): the copies that augment a
-    training set (``--augment``).
+    training set (``--augment``).  ``metadata["copy_of"]`` names the note it was made from,
+    so that every split keeps the two on one side (:func:`corpora.folds.groups_of`).
 
     Both transforms draw from a random stream seeded by the document id, ``seed`` and
     ``copy``, so a document's copy is the same in every fold that trains on it, and its
@@ -377,7 +379,8 @@ def document_variant(name: str, document: Document, seed: int, copy: int = 0) ->
     else:
         raise ValueError(f"no per-document variant {name!r}; use {', '.join(DOCUMENT_VARIANTS)}")
     suffix = name if copy == 0 else f"{name}{copy + 1}"
-    return Document(f"{document.id}+{suffix}", new.text, new.spans, new.marks, new.metadata)
+    metadata = {**dict(new.metadata), COPY_OF_KEY: document.metadata.get(COPY_OF_KEY, document.id)}
+    return Document(f"{document.id}+{suffix}", new.text, new.spans, new.marks, metadata)
 
 
 __all__ = [

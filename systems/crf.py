@@ -349,12 +349,12 @@ class CrfSystem(System):
     iterations (L-BFGS) of CRFsuite; ``sequence`` ``"sentence"`` or ``"document"``;
     ``dictionaries`` an extra word-list directory for systems with dictionary features;
     ``two_stage`` the Illinois second pass with ``inner_folds`` jackknife folds shuffled by
-    ``seed``; ``algorithm`` ``"l2sgd"`` (the default), ``"lbfgs"`` or ``"ap"`` (CRFsuite's
-    averaged perceptron over the same chain and features, ``max_iterations`` epochs;
-    ``c1``/``c2`` are then unused) -- the learner of the Illinois tagger, which Ratinov &
-    Roth (2009) train as a regularized averaged perceptron; ``threshold`` ``None`` for
-    Viterbi labels, or a number: PHI where :meth:`score_tokens` exceeds it (see the module
-    docstring).
+    ``seed`` and grouped as ``group_by`` says (the runner passes the run's ``--group-by``);
+    ``algorithm`` ``"l2sgd"`` (the default), ``"lbfgs"`` or ``"ap"`` (CRFsuite's averaged
+    perceptron over the same chain and features, ``max_iterations`` epochs; ``c1``/``c2``
+    are then unused) -- the learner of the Illinois tagger, which Ratinov & Roth (2009)
+    train as a regularized averaged perceptron; ``threshold`` ``None`` for Viterbi labels,
+    or a number: PHI where :meth:`score_tokens` exceeds it (see the module docstring).
     """
 
     requires_training: ClassVar[bool] = True
@@ -373,6 +373,7 @@ class CrfSystem(System):
         seed: int = 0,
         algorithm: str = DEFAULT_ALGORITHM,
         threshold: float | None = None,
+        group_by: str = "auto",
     ) -> None:
         self.c1 = c1
         self.c2 = c2
@@ -384,6 +385,7 @@ class CrfSystem(System):
         self.seed = seed
         self.algorithm = algorithm
         self.threshold = threshold
+        self.group_by = group_by
 
     def check_params(self) -> None:
         if self.sequence not in SEQUENCE_MODES:
@@ -436,7 +438,11 @@ class CrfSystem(System):
             raise ValueError(f"sequence must be one of {SEQUENCE_MODES}, not {self.sequence!r}")
         if self.two_stage:
             return TwoStage(
-                self._make_learner, PredictionContext(), self.inner_folds, seed=self.seed
+                self._make_learner,
+                PredictionContext(),
+                self.inner_folds,
+                seed=self.seed,
+                group_by=self.group_by,
             )
         return self._make_learner()
 
@@ -527,6 +533,7 @@ class StanfordCrf(CrfSystem):
         feature_set: str = "stanford",
         algorithm: str = DEFAULT_ALGORITHM,
         threshold: float | None = None,
+        group_by: str = "auto",
     ) -> None:
         super().__init__(
             c1=c1,
@@ -538,6 +545,7 @@ class StanfordCrf(CrfSystem):
             seed=seed,
             algorithm=algorithm,
             threshold=threshold,
+            group_by=group_by,
         )
         self.feature_set = feature_set
 

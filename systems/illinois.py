@@ -11,8 +11,9 @@ becomes evidence wherever the same word appears again.
 Train/test mismatch is the trap: first-stage labels of the *training* documents predicted
 by a model trained on those same documents are nearly perfect, so the second learner would
 learn to trust them blindly.  :func:`out_of_fold_labels` therefore produces them by a
-jackknife over the training documents (``inner_folds`` folds by patient, each predicted by a
-model trained on the others), the way stacked generalization does it.
+jackknife over the training documents (``inner_folds`` folds by patient, or by the run's
+``--group-by``, a note's augmented copies always with it; each predicted by a model trained
+on the others), the way stacked generalization does it.
 
 The machinery only needs a *learner*: anything with
 
@@ -62,20 +63,22 @@ def out_of_fold_labels(
     labels: Sequence[Sequence[str]],
     n_folds: int = 2,
     seed: int = 0,
+    group_by: str = "auto",
 ) -> list[list[str]]:
     """First-stage labels of the training documents, each predicted by a learner that did
     not see it (jackknife over :func:`corpora.folds.document_kfold`: folds depend only on
-    ``seed``, and a patient's notes stay in one fold, so a name learned from one of their
-    notes is not "found" in the next).  With fewer than ``n_folds`` documents (patients)
-    there are as many folds as there are; with a single one there is nothing to hold out,
-    so the documents are labelled in-sample (documented optimism, not an error)."""
-    k = max_folds(documents, n_folds)
+    ``seed``, and each group of ``group_by`` -- by default a patient's notes -- stays in one
+    fold, with the training copies of a note, so a name learned from one of their notes is
+    not "found" in the next).  With fewer than ``n_folds`` documents (groups) there are as
+    many folds as there are; with a single one there is nothing to hold out, so the
+    documents are labelled in-sample (documented optimism, not an error)."""
+    k = max_folds(documents, n_folds, group_by)
     if k < 2:
         learner = make_learner()
         learner.fit(documents, rows, labels)
         return learner.predict(documents, rows)
     out: list[list[str] | None] = [None] * len(documents)
-    for train, held in document_kfold(documents, k, seed):
+    for train, held in document_kfold(documents, k, seed, group_by):
         learner = make_learner()
         learner.fit(
             [documents[i] for i in train], [rows[i] for i in train], [labels[i] for i in train]
@@ -126,11 +129,13 @@ class TwoStage:
         context: PredictionContext | None = None,
         inner_folds: int = 2,
         seed: int = 0,
+        group_by: str = "auto",
     ) -> None:
         self.make_learner = make_learner
         self.context = context if context is not None else PredictionContext()
         self.inner_folds = inner_folds
         self.seed = seed
+        self.group_by = group_by
         self.first: Learner | None = None
         self.second: Learner | None = None
 
@@ -140,7 +145,7 @@ class TwoStage:
         first = self.make_learner()
         first.fit(documents, rows, labels)
         oof = out_of_fold_labels(
-            self.make_learner, documents, rows, labels, self.inner_folds, self.seed
+            self.make_learner, documents, rows, labels, self.inner_folds, self.seed, self.group_by
         )
         second = self.make_learner()
         second.fit(documents, augment_rows(documents, rows, oof, self.context), labels)

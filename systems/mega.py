@@ -123,6 +123,9 @@ class MegaSVM(FeatureSVM):
         from first-stage labels made by a jackknife over patients
         (:meth:`systems.svm.FeatureSVM.fit`).  Four fits instead of one, two of them on
         half the notes.
+    group_by:
+        How that jackknife groups the notes (``auto``: by patient where known); the runner
+        passes the run's ``--group-by``.
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
@@ -141,6 +144,7 @@ class MegaSVM(FeatureSVM):
         local_lists: bool = True,
         multi_class: str = "ovr",
         two_stage: bool = False,
+        group_by: str = "auto",
     ) -> None:
         self.sources = sources
         self.mode = mode
@@ -152,6 +156,7 @@ class MegaSVM(FeatureSVM):
         self.local_lists = local_lists
         self.multi_class = multi_class
         self.two_stage = two_stage
+        self.group_by = group_by
         self.kernel = "linear"
 
     def feature_classes(self) -> list[FeatureClass]:

@@ -52,6 +52,7 @@ class MistCrf(CrfSystem):
         lexical: bool = True,
         algorithm: str = DEFAULT_ALGORITHM,
         threshold: float | None = None,
+        group_by: str = "auto",
     ) -> None:
         super().__init__(
             c1=c1,
@@ -64,6 +65,7 @@ class MistCrf(CrfSystem):
             seed=seed,
             algorithm=algorithm,
             threshold=threshold,
+            group_by=group_by,
         )
         self.lexical = lexical
 

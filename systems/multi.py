@@ -151,8 +151,8 @@ class MultiDeidentifier(System):
         PHI score (best PHI class minus ``O``) above which a token is PHI; 0 = the SVM's
         own decision.
     group_by:
-        How inner folds group documents (``auto``: by patient where known); the runner
-        passes the run's ``--group-by``.
+        How inner folds, and the jackknife of a two-stage base, group documents (``auto``:
+        by patient where known); the runner passes the run's ``--group-by``.
     dictionaries, seed:
         Passed to the bases that take them; seed of the inner folds and the meta SVM.
     """
@@ -218,8 +218,12 @@ class MultiDeidentifier(System):
         cls = getattr(entry, "cls", entry)
         preset = dict(getattr(entry, "params", {}) or {})
         base = cls(**{**preset, **dict(params)})
-        if "dictionaries" in base.get_params() and self.dictionaries is not None:
+        own = base.get_params()
+        if "dictionaries" in own and self.dictionaries is not None:
             base.set_params(dictionaries=self.dictionaries)
+        if "group_by" in own and "group_by" not in dict(params):
+            # a base's own jackknife (the Illinois tagger's) groups as the inner folds do
+            base.set_params(group_by=self.group_by)
         return base
 
     # -- training ------------------------------------------------------------------------

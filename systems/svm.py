@@ -36,9 +36,10 @@ stage (Tafvizi 2011, §2.4; proposed for Mega in §7.2.3): a second SVM over the
 features plus :class:`~systems.features.illinois.PredictionContext`'s, the first SVM's
 labels of the tokens around each token and of the other occurrences of its word in the
 note.  Its training notes get those labels from first-stage SVMs that did not see their
-patient (:func:`systems.illinois.out_of_fold_labels`, :data:`STAGE_FOLDS` folds), the way
-stacked generalization avoids trusting in-sample labels; the first stage decides at its
-own boundary, so the final ``threshold`` moves decisions over fixed scores.
+patient, or their group under ``group_by`` (:func:`systems.illinois.out_of_fold_labels`,
+:data:`STAGE_FOLDS` folds), the way stacked generalization avoids trusting in-sample
+labels; the first stage decides at its own boundary, so the final ``threshold`` moves
+decisions over fixed scores.
 
 Featurization.  Every feature class's output for a document is encoded once per process
 into int32 ids of the process-wide feature vocabulary
@@ -176,6 +177,7 @@ class FeatureSVM(System):
     multi_class: str = "ovr"
     train_categories: tuple[str, ...] | None = None
     two_stage: bool = False
+    group_by: str = "auto"
 
     def feature_classes(self) -> list[FeatureClass]:
         raise NotImplementedError
@@ -328,9 +330,10 @@ class FeatureSVM(System):
         first_labels: list[list[str]] | None = None
         if self.two_stage:
             # the second stage learns from first-stage labels of its training notes made by
-            # models that did not see them (a jackknife by patient): labels predicted by a
-            # model trained on the same notes are nearly perfect, and the second stage would
-            # learn to trust them blindly (systems.illinois)
+            # models that did not see them (a jackknife by the run's grouping, by patient
+            # where known): labels predicted by a model trained on the same notes are nearly
+            # perfect, and the second stage would learn to trust them blindly
+            # (systems.illinois)
             first_labels = out_of_fold_labels(
                 lambda: _SystemLearner(self._first_stage()),
                 documents,
@@ -338,6 +341,7 @@ class FeatureSVM(System):
                 [()] * len(documents),
                 STAGE_FOLDS,
                 self.seed,
+                self.group_by,
             )
             self.first_ = self._first_stage().fit(documents)
         self.generation_ = FEATURE_SPACE.generation

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from corpora.folds import document_kfold, kfold, resolve_group_key
+from corpora.folds import document_kfold, groups_of, kfold, resolve_group_key
 from corpora.load import load_corpus
-from corpora.model import Document
+from corpora.model import Document, Span
 
 
 def _docs(groups: list[str | None]) -> list[Document]:
@@ -71,6 +72,30 @@ def test_document_kfold_keeps_patients_together() -> None:
         assert not {docs[i].metadata["patient"] for i in tr} & {
             docs[i].metadata["patient"] for i in te
         }
+
+
+def test_training_copies_stay_on_the_side_of_their_note() -> None:
+    from corpora.variants import document_variant
+
+    notes = [
+        Document(f"n{i}", f"Seen by Dr. Smith on day {i}.", (Span(11, 16, "DOCTOR"),))
+        for i in range(12)
+    ]
+    copies = [document_variant("surrogate", d, 0, c) for c in (0, 1) for d in notes]
+    assert all(c.metadata["copy_of"] == c.id.split("+")[0] for c in copies)
+    again = document_variant("surrogate", copies[0], 0)  # a copy of a copy: the same note
+    assert again.metadata["copy_of"] == "n0"
+    docs = notes + copies
+    for group_by in ("auto", "document"):
+        for seed in (0, 1, 2):
+            for tr, te in document_kfold(docs, 4, seed, group_by):
+                source = {docs[i].metadata.get("copy_of", docs[i].id) for i in te}
+                assert not source & {docs[i].metadata.get("copy_of", docs[i].id) for i in tr}
+    # with patient keys the copies carry their note's patient, and group by it
+    grouped = [replace(d, metadata={"patient": str(i % 3)}) for i, d in enumerate(notes)]
+    with_copies = grouped + [document_variant("unseen", d, 0) for d in grouped]
+    assert groups_of(with_copies, "patient") == [str(i % 3) for i in range(12)] * 2
+    assert groups_of(notes, None) is None  # no copies: ungrouped as before
 
 
 # ----------------------------------------------------------------- grouping keys of readers

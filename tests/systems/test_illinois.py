@@ -131,10 +131,14 @@ class Recorder:
         return [[OUTSIDE] * len(d.tokens) for d in documents]
 
 
-def _jackknife(docs: list[Document], n_folds: int, seed: int = 0) -> list[list[str]]:
+def _jackknife(
+    docs: list[Document], n_folds: int, seed: int = 0, group_by: str = "auto"
+) -> list[list[str]]:
     Recorder.trained = []
     rows = [[{} for _ in d.tokens] for d in docs]
-    out_of_fold_labels(Recorder, docs, rows, gold_labels(docs), n_folds=n_folds, seed=seed)
+    out_of_fold_labels(
+        Recorder, docs, rows, gold_labels(docs), n_folds=n_folds, seed=seed, group_by=group_by
+    )
     return Recorder.trained
 
 
@@ -159,6 +163,29 @@ def test_jackknife_keeps_a_patients_notes_in_one_fold() -> None:
     assert len(_jackknife(docs, 5)) == 3  # no more folds than patients
     one_patient = [Document(f"d{i}", "a b", metadata={"patient": "p"}) for i in range(4)]
     assert _jackknife(one_patient, 2) == [[d.id for d in one_patient]]  # in-sample
+
+
+def test_jackknife_follows_the_runs_grouping() -> None:
+    # one folder per patient and no patient key: only --group-by directory keeps them together
+    docs = [Document(f"d{i}", "a b", metadata={"directory": f"p{i % 3}"}) for i in range(9)]
+    for trained in _jackknife(docs, 2, group_by="directory"):
+        seen = {d.metadata["directory"] for d in docs if d.id in trained}
+        held = {d.metadata["directory"] for d in docs if d.id not in trained}
+        assert held and not seen & held
+    assert len(_jackknife(docs, 5, group_by="directory")) == 3  # no more folds than folders
+    assert len(_jackknife(docs, 5)) == 5  # auto: no patient key, one group per note
+
+
+def test_jackknife_keeps_a_note_and_its_training_copies_in_one_fold() -> None:
+    from corpora.variants import document_variant
+
+    notes = _docs()
+    docs = notes + [document_variant("unseen", d, 0, c) for c in (0, 1) for d in notes]
+    trained = _jackknife(docs, 2)
+    assert len(trained) == 2
+    for t in trained:
+        sources = {i.split("+")[0] for i in t}
+        assert all(i.split("+")[0] not in sources for i in (d.id for d in docs) if i not in t)
 
 
 def test_first_stage_labels_of_training_documents_are_out_of_fold() -> None:

@@ -140,6 +140,21 @@ def test_two_stage_mega_learns_from_out_of_fold_first_stage_labels() -> None:
     )
 
 
+def test_two_stage_jackknife_follows_the_runs_grouping() -> None:
+    """One folder per patient and no patient key (a brat project): with ``group_by`` the
+    jackknife holds out whole folders, not single notes."""
+    train = [
+        Document(d.id, d.text, d.spans, d.marks, {"directory": f"p{i % 4}"})
+        for i, d in enumerate(notes(16, seed=28))
+    ]
+    _RecordingMega.fits.clear()
+    _RecordingMega(sources=("mist",), two_stage=True, group_by="directory").fit(train)
+    folder = {d.id: d.metadata["directory"] for d in train}
+    for _, trained in _RecordingMega.fits[1:3]:
+        held = {folder[d.id] for d in train if d.id not in trained}
+        assert held and not held & {folder[i] for i in trained}
+
+
 def test_two_stage_needs_the_linear_svm() -> None:
     from systems.svm import LocalContextSVM
 

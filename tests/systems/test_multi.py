@@ -217,6 +217,17 @@ def test_default_illinois_base_is_the_two_stage_averaged_perceptron() -> None:
     assert base._make_learner().algorithm == "ap"
     names = [n for n, _, _ in parse_bases(multi.bases)]
     assert names == ["statdeid", "stanford", "mist", "illinois", "mimic"]
+    # its jackknife groups as the run does: the runner gives multi the run's --group-by
+    from bench.plan import resolve_systems
+    from bench.run_types import RunConfig
+
+    config = RunConfig(systems=("multi", "mega"), group_by="directory")
+    specs = resolve_systems(["multi", "mega"], config)
+    assert specs["mega"].params["group_by"] == "directory"  # mega's two-stage jackknife
+    grouped = MultiDeidentifier(**specs["multi"].params)
+    assert grouped._make_base(system, params).group_by == "directory"
+    pinned = MultiDeidentifier(group_by="directory")._make_base("crf", (("group_by", "patient"),))
+    assert pinned.group_by == "patient"  # a base's own setting wins
 
 
 def _training_sets(result) -> list[set[str]]:
