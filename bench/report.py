@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
@@ -473,7 +473,7 @@ def render_report(
                 table,
                 "",
             ]
-            key = f"pr_{_slug(corpus)}"
+            key = f"pr:{corpus}"
             if key in plots:
                 out += [f"![Precision-recall curves on {corpus}]({plots[key]})", ""]
 
@@ -653,6 +653,30 @@ def _slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name).strip("_")[:60] or "corpus"
 
 
+def plot_stems(corpora: Iterable[str]) -> dict[str, str]:
+    """``pr_<corpus>`` file stems of the per-corpus plots, one per corpus spec.
+
+    A directory in the spec counts by its last part only, so the same corpus gives the same
+    file name whether the command named it by a relative or an absolute path; two specs
+    that would share a stem get ``_2``, ``_3``, ... in sorted order.
+    """
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for spec in sorted(set(corpora)):
+        parts = [
+            PurePath(p.rstrip("/\\")).name if ("/" in p or "\\" in p) else p
+            for p in spec.split(":")
+        ]
+        stem = base = f"pr_{_slug(':'.join(parts))}"
+        n = 1
+        while stem in taken:
+            n += 1
+            stem = f"{base}_{n}"
+        taken.add(stem)
+        out[spec] = stem
+    return out
+
+
 def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | None:
     if points is None or points.empty:
         return None
@@ -744,7 +768,8 @@ def _save(fig: Any, path: Path) -> None:
 
 def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
     """f1_ci.png (every run), learning_curve.png (when one was run) and pr_<corpus>.png
-    (precision-recall curves of the systems that score tokens)."""
+    (precision-recall curves of the systems that score tokens; :func:`plot_stems`), keyed
+    ``f1_ci``, ``learning_curve`` and ``pr:<corpus spec>``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -807,6 +832,7 @@ def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
         paths["learning_curve"] = out / "learning_curve.png"
         _save(fig, paths["learning_curve"])
         plt.close(fig)
+    stems = plot_stems(result.curves)
     for corpus, curves in result.curves.items():
         if not curves:
             continue
@@ -822,8 +848,8 @@ def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
         ax.set_title(f"Precision-recall, out-of-fold scores: {corpus}"[:80])
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-        key = f"pr_{_slug(corpus)}"
-        paths[key] = out / f"{key}.png"
+        key = f"pr:{corpus}"
+        paths[key] = out / f"{stems[corpus]}.png"
         _save(fig, paths[key])
         plt.close(fig)
     return paths

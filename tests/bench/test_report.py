@@ -11,6 +11,7 @@ import pytest
 from bench import paper_figures, report
 from bench.outputs import run_info
 from bench.runner import RunConfig, run
+from corpora.model import Corpus
 from tests.bench.toy import make_corpus
 
 
@@ -146,6 +147,32 @@ def test_full_report_and_plots(toy_systems, tmp_path) -> None:
     ):
         assert heading in text, heading
     assert "`python -m bench learning-curve`" in text and "Seed: 0" in text
+
+
+def test_precision_recall_plots_are_named_by_corpus_not_by_its_path(toy_systems, tmp_path) -> None:
+    relative, absolute = "physionet:../shared/corpora/deid", "physionet:/data/corpora/deid"
+    result = run(
+        RunConfig(
+            systems=["toy-scoring"],
+            corpora=[relative],
+            folds=3,
+            show_progress=False,
+            n_resamples=50,
+            n_shuffles=50,
+        ),
+        {relative: Corpus(relative, make_corpus(9).documents)},
+    )
+    plots = report.write_plots(result, tmp_path)
+    assert plots[f"pr:{relative}"].name == "pr_physionet_deid.png"
+    assert plots[f"pr:{relative}"].read_bytes().startswith(b"\x89PNG")
+    info = run_info(result, ["python", "-m", "bench", "run"])
+    text = report.render_report(result, info, {k: p.name for k, p in plots.items()})
+    assert f"![Precision-recall curves on {relative}](pr_physionet_deid.png)" in text
+    # the same corpus by another path: the same name; two corpora in one run never share one
+    assert report.plot_stems([absolute]) == {absolute: "pr_physionet_deid"}
+    stems = report.plot_stems([relative, absolute, f"unseen:{relative}"])
+    assert stems[relative] == "pr_physionet_deid" and stems[absolute] == "pr_physionet_deid_2"
+    assert stems[f"unseen:{relative}"] == "pr_unseen_physionet_deid"
 
 
 @pytest.mark.parametrize("value", [float("nan"), None])
