@@ -330,7 +330,8 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         action="append",
         default=[],
         metavar="SYSTEM.NAME=VALUE",
-        help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal)",
+        help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal); "
+        "SYSTEM.augment=unseen:2,surrogate or =none replaces --augment for one learned system",
     )
 
 

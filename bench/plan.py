@@ -141,6 +141,10 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
     ``ALIAS=NAME`` runs system ``NAME`` under the name ``ALIAS``, so one run can hold the
     same system twice with different parameters (``svm,svm-plo=svm`` with
     ``--param svm-plo.train_categories=...``); parameters are given to the alias.
+
+    ``--param NAME.augment=unseen:2,surrogate`` (or ``=none``) replaces the run's
+    ``--augment`` for one learned system, so two augmentations of the same system are
+    scored on the same folds in one run, with paired tests between them.
     """
     from systems.base import SYSTEMS, Preset, System, params_from_mapping
 
@@ -187,6 +191,9 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
         entry = known[registry_name.get(name, name)]
         cls, preset = _class_and_preset(entry)
         params = {**preset, **dict(config.system_params.get(name, {}))}
+        augment = tuple(config.augment)
+        if AUGMENT_PARAM in params and AUGMENT_PARAM not in cls._param_names():
+            augment = _system_augment(name, params.pop(AUGMENT_PARAM))
         if "group_by" in cls._param_names() and "group_by" not in params:
             params["group_by"] = config.group_by  # stacked systems' inner folds follow the run's
         try:
@@ -197,15 +204,39 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
         except (TypeError, ValueError, KeyError) as exc:
             reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             raise UsageError(f"system {name!r}: {reason}") from None
+        if augment != tuple(config.augment) and not tags.requires_training:
+            raise UsageError(f"--param {name}.augment: {name!r} is not trained")
         specs[name] = SystemSpec(
             name,
             cls,
             params,
             tags,
-            _wrappers(instance, config),
+            _wrappers(instance, config, augment),
             preset_description=entry.description if isinstance(entry, Preset) else None,
+            augment=augment if tags.requires_training else (),
         )
     return specs
+
+
+#: The one run-level option a system's ``--param`` may override.
+AUGMENT_PARAM = "augment"
+
+
+def _system_augment(name: str, value: Any) -> tuple[str, ...]:
+    """``--param NAME.augment=...``: a ``--augment`` value, or ``none``/empty for none."""
+    from bench.augment import parse_augment
+
+    text = "" if value is None else str(value).strip()
+    if text.lower() in ("", "none"):
+        return ()
+    try:
+        variants = parse_augment(text)
+    except ValueError as exc:
+        raise UsageError(f"--param {name}.augment: {exc}") from None
+    bad = list(dict.fromkeys(a for a in variants if a not in AUGMENTATIONS))
+    if bad:
+        raise UsageError(f"--param {name}.augment={text}: use {', '.join(AUGMENTATIONS)}")
+    return variants
 
 
 def _external(entry: Any) -> bool:
@@ -219,17 +250,20 @@ def _class_and_preset(entry: Any) -> tuple[type, dict[str, Any]]:
     return cls, dict(getattr(entry, "params", {}) or {})
 
 
-def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, Any]], ...]:
-    """The run-level wrappers of a learned system, innermost first: augmentation, then the
-    extra training documents (augmented with the rest), then tuning, so each inner fold
-    augments only its own training part and adds the extra documents to it."""
+def _wrappers(
+    system: Any, config: RunConfig, augment: tuple[str, ...]
+) -> tuple[tuple[type, Mapping[str, Any]], ...]:
+    """The run-level wrappers of a learned system, innermost first: augmentation (the run's
+    or the system's own ``augment``), then the extra training documents (augmented with the
+    rest), then tuning, so each inner fold augments only its own training part and adds the
+    extra documents to it."""
     if not system.tags().requires_training:
         return ()
     out: list[tuple[type, Mapping[str, Any]]] = []
-    if config.augment:
+    if augment:
         from bench.augment import Augmented
 
-        out.append((Augmented, {"variants": tuple(config.augment), "seed": config.seed}))
+        out.append((Augmented, {"variants": augment, "seed": config.seed}))
     if config.extra_training:
         from bench.extra_training import ExtraTraining, extra_corpus
 
@@ -247,7 +281,7 @@ def _wrappers(system: Any, config: RunConfig) -> tuple[tuple[type, Mapping[str, 
                     "group_by": config.group_by,
                     "seed": config.seed,
                     # one copy per variant: the held-out parts are judged, not trained on
-                    "selection_variants": tuple(dict.fromkeys(config.augment)),
+                    "selection_variants": tuple(dict.fromkeys(augment)),
                 },
             )
         )

@@ -620,20 +620,45 @@ def _grouping(info: Mapping[str, Any]) -> str:
     return "; ".join(f"{c}: {g}" for c, g in grouping.items())
 
 
+def _own_augment(info: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Learned systems whose training copies differ from the run's ``--augment`` (their
+    ``--param NAME.augment``), with their own."""
+    run_level = tuple(info.get("augment", ()))
+    out = {}
+    for name, system in (info.get("systems") or {}).items():
+        own = tuple(system.get("augment", run_level))
+        if system.get("requires_training") and own != run_level:
+            out[name] = own
+    return out
+
+
 def _training_lines(info: Mapping[str, Any]) -> list[str]:
     lines = []
+    own = _own_augment(info)
     if info.get("tune"):
         judged = ["authentic", *dict.fromkeys(info.get("augment", ()))]
         lines.append(
             f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
             f"(`--tune`; {info.get('inner_folds') or DEFAULT_INNER_FOLDS} inner folds, "
             f"successive halving over each grid, judged on the held-out inner "
-            f"parts: {', '.join(judged)})"
+            f"parts: {', '.join(judged)}"
+            + (
+                "; for a system with its own augmentation, authentic and one copy per "
+                "variant it trains with)"
+                if own
+                else ")"
+            )
         )
     if info.get("augment"):
         lines.append(
             "- Training augmented with transformed copies of the training documents: "
             + describe_augment(info["augment"])
+            + (" (systems without their own augmentation below)" if own else "")
+        )
+    if own:
+        lines.append(
+            "- Augmentation of each system's own (`--param NAME.augment`): "
+            + "; ".join(f"{n}: {describe_augment(a) if a else 'none'}" for n, a in own.items())
         )
     if info.get("extra_training"):
         lines.append(

@@ -160,6 +160,9 @@ class SystemSpec:
     wrappers: tuple[tuple[type[System], Mapping[str, Any]], ...] = ()
     #: A preset's own description (``philter-lenient`` is not Philter as it ships).
     preset_description: str | None = None
+    #: The transformed training copies it trains with (``--augment``, or its own
+    #: ``--param NAME.augment``); empty for systems that are not trained.
+    augment: tuple[str, ...] = ()
 
     def build(self) -> System:
         """A fresh instance, wrapped as the run asks."""

@@ -77,6 +77,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                 "params": dict(spec.params),
                 "tags": spec.tags.as_dict(),
                 "wrappers": [w.__name__ for w, _ in spec.wrappers],
+                "augment": list(spec.augment),
                 "requires_training": spec.tags.requires_training,
                 "predicts_categories": spec.tags.predicts_categories,
                 "headline_subset": headline_subset(spec),

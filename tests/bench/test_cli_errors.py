@@ -112,6 +112,18 @@ CASES: dict[str, tuple[list[str], str]] = {
     "inner-folds-one": ([*RUN, "--tune", "--inner-folds", "1"], "must be at least 2"),
     "augment-zero-copies": ([*RUN, "--augment", "unseen:0"], "whole number >= 1"),
     "augment-copies-not-a-number": ([*RUN, "--augment", "unseen:x"], "whole number >= 1"),
+    "system-augment-unknown": (
+        [*RUN, "--param", "toy-capitals.augment=shuffled"],
+        "--param toy-capitals.augment=shuffled",
+    ),
+    "system-augment-zero-copies": (
+        [*RUN, "--param", "toy-capitals.augment=unseen:0"],
+        "whole number >= 1",
+    ),
+    "system-augment-not-trained": (
+        [*RUN, "--param", "toy-capitals.augment=unseen"],
+        "'toy-capitals' is not trained",
+    ),
     "extra-training-missing": (
         [*RUN, "--extra-training", "jsonl:{missing}"],
         "--extra-training jsonl:",

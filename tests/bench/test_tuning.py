@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from bench.augment import Augmented, describe_augment, parse_augment
-from bench.run_types import CellOutcome
+from bench.outputs import run_info
+from bench.plan import resolve_systems
+from bench.report import render_report
+from bench.run_types import CellOutcome, UsageError
 from bench.runner import RunConfig, run
 from bench.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE
@@ -280,3 +283,40 @@ def test_repeated_copies_train_more_but_selection_judges_one_copy_per_variant(
     for o in _tuned_run("toy-recording", ("unseen", "unseen")):
         assert o.info["selected_on"] == ["authentic", "unseen"]
         assert o.info["system"]["augmented_copies"] == 2 * 12  # two copies of 12 training notes
+
+
+def test_a_system_can_have_its_own_augmentation_in_the_run(toy_systems) -> None:
+    """``--param NAME.augment``: one run holds the same system with and without copies, on
+    the same folds, so their difference gets a paired test."""
+    config = RunConfig(
+        systems=["toy-recording,copies=toy-recording,plain=toy-recording,toy-capitals"],
+        corpora=["toy"],
+        folds=3,
+        show_progress=False,
+        n_resamples=0,
+        n_shuffles=50,
+        tune=True,
+        augment=("unseen",),
+        system_params={"copies": {"augment": "unseen:2,surrogate"}, "plain": {"augment": "none"}},
+    )
+    result = run(config, {"toy": make_corpus(18, notes_per_patient=2)})
+    info = {o.system: o.info for o in result.outcomes if o.fold == 0}
+    assert info["toy-recording"]["system"]["augmented_copies"] == 12  # the run's --augment
+    assert info["toy-recording"]["selected_on"] == ["authentic", "unseen"]
+    assert info["copies"]["system"]["augmented_copies"] == 3 * 12
+    assert info["copies"]["selected_on"] == ["authentic", "unseen", "surrogate"]
+    assert "augmented_copies" not in info["plain"].get("system", {})
+    assert info["plain"]["selected_on"] == ["authentic"]
+    systems = result.systems
+    assert systems["copies"]["augment"] == ["unseen", "unseen", "surrogate"]
+    assert systems["plain"]["augment"] == [] and systems["toy-capitals"]["augment"] == []
+    assert "augment" not in systems["copies"]["params"]  # a run option, not the system's
+    pairs = {(r.system_a, r.system_b) for r in result.significance.itertuples()}
+    assert ("copies", "plain") in pairs or ("plain", "copies") in pairs
+    text = render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
+    assert "copies: unseen ×2, surrogate; plain: none" in text
+    with pytest.raises(UsageError, match=r"toy-capitals\.augment: 'toy-capitals' is not trained"):
+        resolve_systems(
+            ["toy-capitals"],
+            RunConfig(system_params={"toy-capitals": {"augment": "unseen"}}),
+        )
