@@ -30,7 +30,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
@@ -688,10 +688,7 @@ def plot_stems(corpora: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     taken: set[str] = set()
     for spec in sorted(set(corpora)):
-        parts = [
-            PurePath(p.rstrip("/\\")).name if ("/" in p or "\\" in p) else p
-            for p in spec.split(":")
-        ]
+        parts = [p.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] for p in spec.split(":")]
         stem = base = f"pr_{_slug(':'.join(parts))}"
         n = 1
         while stem in taken:

@@ -12,7 +12,7 @@ from bench.augment import Augmented, describe_augment, parse_augment
 from bench.outputs import run_info
 from bench.plan import resolve_systems
 from bench.report import render_report
-from bench.run_types import CellOutcome, UsageError
+from bench.run_types import CellOutcome, RunResult, UsageError
 from bench.runner import RunConfig, run
 from bench.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE
@@ -247,6 +247,11 @@ def test_selection_also_scores_the_held_out_parts_transformed_copies(recorded) -
 
 def _tuned_run(systems: str, augment: tuple[str, ...], **options: Any) -> list[CellOutcome]:
     """Outcomes of a tuned, augmented 3-fold run on 18 toy notes (two per patient)."""
+    return _tuned_result(systems, augment, **options).outcomes
+
+
+def _tuned_result(systems: str, augment: tuple[str, ...], **options: Any) -> RunResult:
+    """A tuned, augmented 3-fold run on 18 toy notes (two per patient)."""
     config = RunConfig(
         **options,
         systems=[systems],
@@ -258,7 +263,7 @@ def _tuned_run(systems: str, augment: tuple[str, ...], **options: Any) -> list[C
         tune=True,
         augment=augment,
     )
-    return run(config, {"toy": make_corpus(18, notes_per_patient=2)}).outcomes
+    return run(config, {"toy": make_corpus(18, notes_per_patient=2)})
 
 
 def test_run_records_what_each_fold_chose(toy_systems) -> None:
@@ -288,18 +293,11 @@ def test_repeated_copies_train_more_but_selection_judges_one_copy_per_variant(
 def test_a_system_can_have_its_own_augmentation_in_the_run(toy_systems) -> None:
     """``--param NAME.augment``: one run holds the same system with and without copies, on
     the same folds, so their difference gets a paired test."""
-    config = RunConfig(
-        systems=["toy-recording,copies=toy-recording,plain=toy-recording,toy-capitals"],
-        corpora=["toy"],
-        folds=3,
-        show_progress=False,
-        n_resamples=0,
-        n_shuffles=50,
-        tune=True,
-        augment=("unseen",),
+    result = _tuned_result(
+        "toy-recording,copies=toy-recording,plain=toy-recording,toy-capitals",
+        ("unseen",),
         system_params={"copies": {"augment": "unseen:2,surrogate"}, "plain": {"augment": "none"}},
     )
-    result = run(config, {"toy": make_corpus(18, notes_per_patient=2)})
     info = {o.system: o.info for o in result.outcomes if o.fold == 0}
     assert info["toy-recording"]["system"]["augmented_copies"] == 12  # the run's --augment
     assert info["toy-recording"]["selected_on"] == ["authentic", "unseen"]
