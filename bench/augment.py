@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from corpora import stages
 from corpora.model import Document
 from corpora.variants import DOCUMENT_VARIANTS, document_variant
 from systems.base import ExtendedTraining, System
@@ -39,7 +40,8 @@ def augmented_copy(variant: str, document: Document, seed: int, copy: int = 0) -
     if hit is None:
         if len(_COPIES) >= _COPIES_KEPT:
             _COPIES.clear()
-        hit = _COPIES[key] = document_variant(variant, document, seed, copy)
+        with stages.stage(stages.FEATURIZE):
+            hit = _COPIES[key] = document_variant(variant, document, seed, copy)
     return hit
 
 

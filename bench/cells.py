@@ -29,6 +29,7 @@ from bench import schedule, scrub
 from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
 from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
+from corpora import stages
 from corpora.model import Corpus, Document
 from corpora.nlp import MissingResourceError
 from systems import prediction_cache
@@ -54,12 +55,10 @@ def _run_cells(task: Task) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
     warmed = not task.spec.tags.uses_nlp
     vocab: frozenset[str] | None = None  # the task's words, built at its first failure
+    warm_seconds = 0.0  # featurizing before the first computed cell, counted in it
     for i, cell in enumerate(task.cells):
         split = cell.split
-        twin = task.twin(i)
-        tests = [(cell, [task.test_docs[j] for j in split.test])]
-        if twin is not None:
-            tests.append((twin, [task.variant_docs[j] for j in twin.split.test]))
+        tests = task.tests_of(i)
         hits = [prediction_cache.load(c.key, docs) for c, docs in tests]
         if all(h is not None for h in hits):
             outcomes.extend(
@@ -76,24 +75,21 @@ def _run_cells(task: Task) -> list[CellOutcome]:
             )
             continue
         if not warmed:  # POS tags from the disk cache, once per task, only when needed
-            _warm_quietly(task.train_docs)
-            _warm_quietly(task.test_docs)
-            _warm_quietly(task.variant_docs)
+            start = time.perf_counter()
+            _warm_quietly(task.documents())
+            warm_seconds = time.perf_counter() - start
             warmed = True
         start = time.perf_counter()
         try:
             system = task.spec.build()
             train = [task.train_docs[j] for j in split.train]
             got = prediction_cache.fit_predict_many(
-                system, train, [(c.key, docs) for c, docs in tests]
+                system, train, [(c.key, docs) for c, docs in tests], context=task.context
             )
         except (Exception, SystemExit) as exc:  # a failing system is reported, the others go on
             unavailable = isinstance(exc, SystemUnavailable)
             if vocab is None and not unavailable:
-                given = {
-                    id(d): d for d in (*task.train_docs, *task.test_docs, *task.variant_docs)
-                }
-                vocab = scrub.vocabulary(given.values())
+                vocab = scrub.vocabulary(task.documents())
             message = describe(exc, vocab or frozenset())
             outcomes.extend(
                 CellOutcome(
@@ -107,17 +103,24 @@ def _run_cells(task: Task) -> list[CellOutcome]:
                 for c, _ in tests
             )
             continue
-        outcomes.extend(
-            CellOutcome(
-                predictions=p.labels,
-                scores=p.scores,
-                info=p.info,
-                seconds=p.seconds,
-                cached=p.cached,
-                **_identity(c),
+        for (c, _), p in zip(tests, got, strict=True):
+            spent = dict(p.stages)
+            seconds = p.seconds
+            if warm_seconds and not p.cached:
+                spent[stages.FEATURIZE] = round(spent.get(stages.FEATURIZE, 0) + warm_seconds, 3)
+                seconds += warm_seconds
+                warm_seconds = 0.0
+            outcomes.append(
+                CellOutcome(
+                    predictions=p.labels,
+                    scores=p.scores,
+                    info=p.info,
+                    seconds=seconds,
+                    cached=p.cached,
+                    stages=spent,
+                    **_identity(c),
+                )
             )
-            for (c, _), p in zip(tests, got, strict=True)
-        )
     return outcomes
 
 
@@ -137,7 +140,7 @@ def _identity(cell: Cell) -> dict[str, Any]:
 
 
 def _warm_quietly(documents: Sequence[Document]) -> None:
-    """Load a corpus's POS tags from the disk cache in a worker (errors surface later)."""
+    """Load POS tags from the disk cache (or tag) in a worker (errors surface later)."""
     from corpora import nlp
 
     with contextlib.suppress(Exception):  # the system itself will report the problem

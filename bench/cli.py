@@ -473,6 +473,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _analysis_options(kern)
     _reproduce_parser(sub)
+
+    prof = sub.add_parser(
+        "profile",
+        help="where a run's worker-seconds went, per system and stage",
+        description="Read a report's run.json and print, per system (and corpus), the "
+        "worker-seconds of each stage: featurize, fit, inner fits, predict.",
+    )
+    prof.add_argument("run_dir", metavar="RUN", help="a report directory or its run.json")
+    prof.add_argument("--by-corpus", action="store_true", help="one row per system and corpus")
     return parser
 
 
@@ -915,6 +924,18 @@ def _note(args: argparse.Namespace, message: str) -> None:
         print(message, file=sys.stderr)
 
 
+def cmd_profile(args: argparse.Namespace) -> int:
+    from bench.profile import load_run, render
+    from bench.run_types import UsageError
+
+    try:
+        run = load_run(args.run_dir)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(render(run, ("system", "corpus") if args.by_corpus else ("system",)))
+    return 0
+
+
 # --------------------------------------------------------------------------- entry point
 
 
@@ -947,6 +968,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_run(args, protocol="learning-curve")
         if args.command == "reproduce":
             return cmd_reproduce(args)
+        if args.command == "profile":
+            return cmd_profile(args)
         return cmd_analysis(args)
     except (CorpusError, MissingResourceError, UsageError, BackendError, CacheError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -65,6 +65,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
             ),
             "cached": o.cached,
             "ok": o.ok,
+            **({"stages": o.stages} if o.stages else {}),
             **({"fitted": o.info} if o.info else {}),
         }
         for o in result.outcomes
@@ -73,6 +74,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "command": list(command),
         "started": result.started,
         "wall_seconds": round(result.wall_seconds, 2),
+        "phases": dict(result.phases),
         "seed": cfg.seed,
         "folds": cfg.folds,
         "protocol": cfg.protocol if not cfg.train_corpus else "cross",

@@ -27,9 +27,10 @@ from bench.run_types import (
     check_objective,
 )
 from corpora import cache
-from corpora.folds import GROUP_BY_CHOICES
+from corpora.folds import GROUP_BY_CHOICES, group_labels
 from corpora.model import Corpus, Document
 from systems import prediction_cache
+from systems.base import FitContext
 
 #: ``--systems`` words that stand for several systems.
 SYSTEM_GROUPS = {
@@ -39,13 +40,25 @@ SYSTEM_GROUPS = {
 
 
 @dataclass
+class Twin:
+    """Further test documents labelled by the models of a task's cells: the variant of the
+    test fold (``--test-variant``), or another test corpus trained on the same documents
+    (``--train-corpus`` with several ``--corpora``).  ``cells[i]`` pairs with the task's
+    ``cells[i]`` (same fold, same training documents)."""
+
+    docs: tuple[Document, ...]
+    cells: list[Cell]
+
+
+@dataclass
 class Task:
     """The cells of one system on one corpus, run together in one process so features and
     POS tags computed for one fold serve the next.
 
-    Under ``--test-variant`` each cell has a twin (``variant_cells``, same position): the
-    same fold's model labelling the variant of its test documents (``variant_docs``).  The
-    model is fitted once for both, so testing on a variant costs labelling only.
+    Each cell may have twins (:class:`Twin`): the same fold's model labelling other test
+    documents.  The model is fitted once for all of them, so a variant or a second test
+    corpus costs labelling only (a system, its parameters and its training documents are
+    fitted once per run).
     """
 
     spec: SystemSpec
@@ -53,20 +66,34 @@ class Task:
     test_docs: tuple[Document, ...]
     cells: list[Cell]
     env: dict[str, str]
-    variant_docs: tuple[Document, ...] = ()
-    variant_cells: list[Cell] = field(default_factory=list)
+    twins: list[Twin] = field(default_factory=list)
+    #: The outer folds, for systems that use them (:class:`systems.base.FitContext`).
+    context: FitContext | None = None
 
     @property
     def corpus(self) -> str:
         return self.cells[0].corpus if self.cells else ""
 
     def all_cells(self) -> list[Cell]:
-        """The task's cells and their variant twins."""
-        return [*self.cells, *self.variant_cells]
+        """The task's cells and their twins."""
+        return [*self.cells, *(c for twin in self.twins for c in twin.cells)]
 
-    def twin(self, i: int) -> Cell | None:
-        """The variant twin of cell ``i``, if any."""
-        return self.variant_cells[i] if self.variant_cells else None
+    def documents(self) -> list[Document]:
+        """Every document the task trains on or labels (each once)."""
+        seen = {
+            id(d): d
+            for d in (*self.train_docs, *self.test_docs, *(d for t in self.twins for d in t.docs))
+        }
+        return list(seen.values())
+
+    def tests_of(self, i: int) -> list[tuple[Cell, list[Document]]]:
+        """Cell ``i`` and its twins, each with the documents it labels."""
+        cell = self.cells[i]
+        out = [(cell, [self.test_docs[j] for j in cell.split.test])]
+        for twin in self.twins:
+            other = twin.cells[i]
+            out.append((other, [twin.docs[j] for j in other.split.test]))
+        return out
 
     def single_cells(self) -> list[Task]:
         """One task per cell (more, smaller tasks to keep many workers busy)."""
@@ -77,8 +104,8 @@ class Task:
                 self.test_docs,
                 [c],
                 self.env,
-                self.variant_docs,
-                [twin] if (twin := self.twin(i)) is not None else [],
+                [Twin(t.docs, [t.cells[i]]) for t in self.twins],
+                self.context,
             )
             for i, c in enumerate(self.cells)
         ]
@@ -404,7 +431,7 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
     plan = Plan(systems, corpora, skipped, splits)
     env = worker_environment(config)
     with environment(env):  # the keys see the dictionaries the workers will use
-        plan.tasks = _tasks(systems, corpora, splits, env)
+        plan.tasks = _tasks(systems, corpora, splits, env, config.group_by)
     return plan
 
 
@@ -413,32 +440,73 @@ def _tasks(
     corpora: Mapping[str, Corpus],
     splits: Mapping[str, list[Split]],
     env: dict[str, str],
+    group_by: str = "auto",
 ) -> list[Task]:
-    # a variant's cells are twins of its authentic corpus's cells (Task.variant_cells)
+    """One task per system and trained model set: a corpus's cells with the variant twins
+    of its folds; under ``cross``, every test corpus trained on the same corpus in one
+    task, so each model is fitted once however many corpora it labels."""
     variant_of = {
         s[0].train_corpus: name for name, s in splits.items() if s and s[0].protocol == "variant"
     }
-    tasks = []
+    primaries: dict[str, list[str]] = {}  # first test corpus -> the corpora it labels
     for corpus_name, corpus_splits in splits.items():
         if corpus_splits[0].protocol == "variant":
             continue
+        if corpus_splits[0].protocol == "cross":
+            train = (corpus_splits[0].train_corpus, corpus_splits[0].train)
+            first = next(
+                (p for p in primaries if p in splits and _cross_training(splits[p]) == train),
+                None,
+            )
+            if first is not None:
+                primaries[first].append(corpus_name)
+                continue
+        primaries[corpus_name] = [corpus_name]
+        if corpus_name in variant_of:
+            primaries[corpus_name].append(variant_of[corpus_name])
+    tasks = []
+    for corpus_name, labelled in primaries.items():
+        corpus_splits = splits[corpus_name]
         test_docs = corpora[corpus_name].documents
         train_docs = corpora[corpus_splits[0].train_corpus].documents
-        twin_name = variant_of.get(corpus_name)
+        context = fit_context(corpus_splits, train_docs, group_by)
         for spec in systems.values():
             system = spec.build()
-            cells = [_cell(spec.name, system, s, train_docs, test_docs) for s in corpus_splits]
-            task = Task(spec, train_docs, test_docs, cells, env)
-            if twin_name is not None:
-                task.variant_docs = corpora[twin_name].documents
-                task.variant_cells = [
-                    _cell(spec.name, system, s, train_docs, task.variant_docs)
-                    for s in splits[twin_name]
+            cells = [
+                _cell(spec.name, system, s, train_docs, test_docs, context) for s in corpus_splits
+            ]
+            task = Task(spec, train_docs, test_docs, cells, env, context=context)
+            for other in labelled[1:]:
+                docs = corpora[other].documents
+                twin_cells = [
+                    _cell(spec.name, system, s, train_docs, docs, context) for s in splits[other]
                 ]
-                if [c.split.fold for c in task.variant_cells] != [c.split.fold for c in cells]:
-                    raise ValueError(f"{twin_name}: folds do not pair with {corpus_name}'s")
+                if [(c.split.fold, c.split.train) for c in twin_cells] != [
+                    (c.split.fold, c.split.train) for c in cells
+                ]:
+                    raise ValueError(f"{other}: folds do not pair with {corpus_name}'s")
+                task.twins.append(Twin(docs, twin_cells))
             tasks.append(task)
     return tasks
+
+
+def _cross_training(corpus_splits: list[Split]) -> tuple[str, tuple[int, ...]] | None:
+    """The training corpus and documents of a ``cross`` corpus's single split."""
+    s = corpus_splits[0]
+    return (s.train_corpus, s.train) if s.protocol == "cross" and len(corpus_splits) == 1 else None
+
+
+def fit_context(
+    corpus_splits: Sequence[Split], documents: Sequence[Document], group_by: str
+) -> FitContext | None:
+    """The outer folds of a cross-validation as groups (:class:`FitContext`), or ``None``
+    for another protocol: which groups each fold tests, so a system that shares work
+    between outer folds knows which fold its training documents leave out."""
+    if not corpus_splits or any(s.protocol != "cv" for s in corpus_splits):
+        return None
+    groups = group_labels(documents, group_by)
+    folds = tuple(tuple(sorted({groups[i] for i in s.test})) for s in corpus_splits)
+    return FitContext(folds, group_by)
 
 
 def _cell(
@@ -447,10 +515,11 @@ def _cell(
     split: Split,
     train_docs: Sequence[Document],
     test_docs: Sequence[Document],
+    context: FitContext | None = None,
 ) -> Cell:
     test = [test_docs[i] for i in split.test]
     train = [train_docs[i] for i in split.train]
-    key = prediction_cache.prediction_key(system, train, test)
+    key = prediction_cache.prediction_key(system, train, test, context)
     return Cell(name, split, key, sum(len(d.tokens) for d in test))
 
 

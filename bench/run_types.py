@@ -211,6 +211,8 @@ class CellOutcome:
     info: dict[str, Any] = field(default_factory=dict)
     #: ``True`` when the system could not run here (missing optional tool), not a failure.
     skipped: bool = False
+    #: Worker-seconds by stage (:data:`corpora.stages.STAGES`); empty for a cache hit.
+    stages: dict[str, float] = field(default_factory=dict)
     #: The unscrubbed message and traceback of a failure (``error`` has document text
     #: removed); written only to the owner-only ``--errors`` file, never to a report.
     error_detail: str | None = None
@@ -251,6 +253,9 @@ class RunResult:
     curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
     #: Re-implementations beside their originals (:mod:`bench.peer_comparison`).
     peer_comparison: pd.DataFrame | None = None
+    #: Wall seconds of the run's steps in this process: ``plan`` (loading and tokenizing
+    #: corpora), ``execute`` (the cells, on every worker), ``score`` (tables and tests).
+    phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:

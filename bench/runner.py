@@ -44,7 +44,9 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     plan = make_plan(config, preloaded)
+    t_plan = time.perf_counter()
     outcomes = execute_plan(plan, config)
+    t_execute = time.perf_counter()
 
     failures = [
         {
@@ -65,6 +67,12 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         if cache.caching_enabled() and config.backend != "dask":
             scorer.prefetch(plan.tasks[0].env if plan.tasks else {})
     results, learning = scorer.results()
+    significance = scorer.significance()
+    operating_points = scorer.operating_points()
+    variant_comparison = scorer.variant_comparison()
+    curves = {corpus: scorer.curves(corpus) for corpus in plan.splits}
+    peer_comparison = scorer.peer_comparison()
+    t_score = time.perf_counter()
     return RunResult(
         config=config,
         corpora=plan.corpora,
@@ -87,16 +95,21 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         },
         outcomes=outcomes,
         results=results,
-        significance=scorer.significance(),
+        significance=significance,
         learning_curve=learning,
         failures=failures,
         started=started,
         wall_seconds=time.perf_counter() - t0,
-        operating_points=scorer.operating_points(),
-        variant_comparison=scorer.variant_comparison(),
+        operating_points=operating_points,
+        variant_comparison=variant_comparison,
         grouping=plan.grouping,
-        curves={corpus: scorer.curves(corpus) for corpus in plan.splits},
-        peer_comparison=scorer.peer_comparison(),
+        curves=curves,
+        peer_comparison=peer_comparison,
+        phases={
+            "plan": round(t_plan - t0, 2),
+            "execute": round(t_execute - t_plan, 2),
+            "score": round(t_score - t_execute, 2),
+        },
     )
 
 

@@ -62,11 +62,12 @@ from bench.run_types import (
     RECALL_OBJECTIVE,
     check_objective,
 )
+from corpora import stages
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from corpora.variants import DOCUMENT_VARIANTS
 from systems import prediction_cache
-from systems.base import System, Wrapper
+from systems.base import FitContext, System, Wrapper, fit_with_context
 
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
@@ -206,7 +207,7 @@ class Tuned(Wrapper):
             )
         super().check_params()
 
-    def fit(self, documents: Sequence[Document]) -> Tuned:
+    def fit(self, documents: Sequence[Document], context: FitContext | None = None) -> Tuned:
         self.check_params()
         documents = list(documents)
         objective = Objective.parse(self.objective)
@@ -219,7 +220,8 @@ class Tuned(Wrapper):
             folds = []
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose
-        trials = self._select(grid, documents, folds, objective, scored) if folds else []
+        with stages.stage(stages.INNER):
+            trials = self._select(grid, documents, folds, objective, scored) if folds else []
         chosen = dict(grid[0])
         best: Point | None = None
         if trials:
@@ -229,7 +231,7 @@ class Tuned(Wrapper):
                 chosen[THRESHOLD] = best.threshold
         final = self.system.clone().set_params(**chosen)
         selection = time.perf_counter() - start
-        final.fit(documents)
+        fit_with_context(final, documents, context)
         self.fitted_ = final
         self.selection_ = {
             "chosen": chosen,

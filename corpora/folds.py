@@ -139,6 +139,13 @@ def groups_of(documents: Sequence[Document], key: str | None) -> list[str] | Non
     return [str(d.metadata.get(COPY_OF_KEY, d.id)) for d in documents]
 
 
+def group_labels(documents: Sequence[Document], group_by: str = "auto") -> list[str]:
+    """Each document's group as :func:`document_kfold` groups them: its key under
+    ``group_by``, else the note it was copied from, else its own id."""
+    groups = groups_of(documents, resolve_group_key(documents, group_by))
+    return groups if groups is not None else [d.id for d in documents]
+
+
 def document_kfold(
     documents: Sequence[Document], k: int, seed: int, group_by: str = "auto"
 ) -> list[Fold]:

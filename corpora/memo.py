@@ -58,6 +58,9 @@ BUDGETS: dict[str, int] = {
     "metrics.gold_entities": 32 * MB,
     # systems.patterns: dictionary look-up form of a token text
     "patterns.forms": 24 * MB,
+    # systems.prediction_cache: fitted models a shared cross-fitting labels with again
+    # (multi's half models: one per learned base, about 2-10 MB each)
+    "predictions.models": 160 * MB,
 }
 
 

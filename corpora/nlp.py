@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from corpora import memo
+from corpora import memo, stages
 
 if TYPE_CHECKING:
     from corpora.model import Document
@@ -135,6 +135,11 @@ def pos_tags(document: Document) -> tuple[str, ...]:
     cached = _POS.get(key)
     if cached is not None:
         return cached
+    with stages.stage(stages.FEATURIZE):
+        return _POS.put(key, _tag_document(document))
+
+
+def _tag_document(document: Document) -> tuple[str, ...]:
     tags: list[str] = []
     sentence: list[str] = []
     current = None
@@ -145,7 +150,7 @@ def pos_tags(document: Document) -> tuple[str, ...]:
         current = tok.sentence
         sentence.append(tok.text)
     tags.extend(pos_tag_words(sentence))
-    return _POS.put(key, tuple(tags))
+    return tuple(tags)
 
 
 _WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
@@ -170,9 +175,10 @@ def lemmas(document: Document) -> tuple[str, ...]:
     cached = _LEMMAS.get(key)
     if cached is not None:
         return cached
-    tags = pos_tags(document)
-    result = tuple(lemma(tok.text, tag) for tok, tag in zip(document.tokens, tags, strict=True))
-    return _LEMMAS.put(key, result)
+    with stages.stage(stages.FEATURIZE):
+        tags = pos_tags(document)
+        result = tuple(lemma(tok.text, tag) for tok, tag in zip(document.tokens, tags, strict=True))
+        return _LEMMAS.put(key, result)
 
 
 #: Bump when tagging or lemmatizing changes, to invalidate the disk cache of :func:`warm_cache`.
@@ -188,6 +194,11 @@ def warm_cache(documents: Sequence[Document]) -> int:
     corpus (a fold's training or test part) hits the cache.  Returns how many documents had
     to be tagged in this process (0 when everything came from memory or disk).
     """
+    with stages.stage(stages.FEATURIZE):
+        return _warm(documents)
+
+
+def _warm(documents: Sequence[Document]) -> int:
     from corpora.cache import MISSING, load, make_key, store
 
     tagged = 0

@@ -40,6 +40,8 @@ class Tags:
     recognizes only some (SNoW: people, locations and organizations); ``None`` = all.
     ``scores_tokens``: :meth:`System.score_tokens` gives a PHI score per token, so the report
     can draw precision-recall curves and operating points, and tuning can pick a threshold.
+    ``fit_context``: :meth:`System.fit` takes a keyword ``context`` (:class:`FitContext`),
+    which the runner then passes.
     """
 
     requires_training: bool = True
@@ -47,6 +49,7 @@ class Tags:
     predicts_categories: bool = True
     evaluated_labels: frozenset[str] | None = None
     scores_tokens: bool = False
+    fit_context: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -57,7 +60,36 @@ class Tags:
                 sorted(self.evaluated_labels) if self.evaluated_labels is not None else None
             ),
             "scores_tokens": self.scores_tokens,
+            "fit_context": self.fit_context,
         }
+
+
+@dataclass(frozen=True)
+class FitContext:
+    """What the run knows about a fit beyond its training documents, for a system that
+    declares it uses it (:attr:`Tags.fit_context`), as scikit-learn passes ``groups`` to
+    ``fit``.
+
+    ``outer_folds`` are the groups (:func:`corpora.folds.group_labels` under ``group_by``)
+    of each outer cross-validation fold of the corpus the training documents come from:
+    never documents, only which group sits in which fold, so a system can tell which fold
+    its training documents leave out and share work between the outer folds (``multi``'s
+    cross-fitting).  Empty outside cross-validation.
+    """
+
+    outer_folds: tuple[tuple[str, ...], ...] = ()
+    group_by: str = "auto"
+
+    @property
+    def key(self) -> str:
+        """A short hash: part of the prediction-cache key of a system that uses it."""
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=12)
+        h.update(self.group_by.encode())
+        for fold in self.outer_folds:
+            h.update(b"\1" + "\0".join(fold).encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
 
 
 class SystemUnavailable(RuntimeError):
@@ -93,6 +125,8 @@ class System(ABC):
     #: the costliest tasks first (:mod:`bench.schedule`); ``None``: guess from
     #: :attr:`requires_training`.  Never affects results.
     relative_cost: ClassVar[float | None] = None
+    #: ``True`` when :meth:`fit` takes a keyword ``context`` (:class:`FitContext`).
+    fit_context: ClassVar[bool] = False
     #: ``True`` for a de-identifier that exists outside this harness and is run as it ships
     #: (:class:`systems.external.ExternalSystem`): ``--systems peers`` chooses these and
     #: ``--systems all`` leaves them out (:mod:`bench.plan`).
@@ -108,6 +142,7 @@ class System(ABC):
             predicts_categories=cls.predicts_categories,
             evaluated_labels=cls.evaluated_labels,
             scores_tokens=cls.score_tokens is not System.score_tokens,
+            fit_context=cls.fit_context,
         )
 
     def check_params(self) -> None:  # noqa: B027 - an optional hook, not abstract
@@ -179,9 +214,7 @@ class System(ABC):
         scores = self.score_tokens(documents) if self.tags().scores_tokens else None
         return labels, scores
 
-    def fit_predict(
-        self, train: Sequence[Document], test: Sequence[Document]
-    ) -> list[list[str]]:
+    def fit_predict(self, train: Sequence[Document], test: Sequence[Document]) -> list[list[str]]:
         """Fit (when needed) and predict, checking the output against the token interface."""
         if self.tags().requires_training:
             self.fit(train)
@@ -285,7 +318,6 @@ class Wrapper(System):
         return self.system.base_modules()
 
 
-
 class ExtendedTraining(Wrapper):
     """A wrapper that trains the wrapped system on its training documents and more:
     transformed copies of them (:class:`bench.augment.Augmented`) or notes that are never
@@ -298,18 +330,29 @@ class ExtendedTraining(Wrapper):
     def added_documents(self, documents: list[Document]) -> list[Document]:
         """What to train on besides ``documents`` (the training part of this fit)."""
 
-    def fit(self, documents: Sequence[Document]) -> ExtendedTraining:
+    def fit(
+        self, documents: Sequence[Document], context: FitContext | None = None
+    ) -> ExtendedTraining:
         self.check_params()
         documents = list(documents)
         added = self.added_documents(documents)
         fitted = self.system.clone()
-        fitted.fit(documents + added)
+        fit_with_context(fitted, documents + added, context)
         self.fitted_ = fitted
         self.added_ = len(added)
         return self
 
     def fitted_info(self) -> dict[str, Any]:
         return {**super().fitted_info(), self.added_key: getattr(self, "added_", 0)}
+
+
+def fit_with_context(
+    system: System, documents: Sequence[Document], context: FitContext | None
+) -> System:
+    """``system.fit(documents)``, with ``context`` where the system declares it uses one."""
+    if context is not None and system.tags().fit_context:
+        return system.fit(documents, context=context)  # type: ignore[call-arg]
+    return system.fit(documents)
 
 
 S = TypeVar("S", bound=type[System])
@@ -382,14 +425,11 @@ def get_system(name: str, **params: Any) -> System:
     return SYSTEMS.get(name)(**params)
 
 
-def check_scores(
-    documents: Sequence[Document], scores: Sequence[np.ndarray], system: str
-) -> None:
+def check_scores(documents: Sequence[Document], scores: Sequence[np.ndarray], system: str) -> None:
     """Fail loudly when token scores do not line up with the documents' tokens."""
     if len(scores) != len(documents):
         raise ValueError(
-            f"system {system!r} returned {len(scores)} score arrays for {len(documents)} "
-            "documents"
+            f"system {system!r} returned {len(scores)} score arrays for {len(documents)} documents"
         )
     for doc, s in zip(documents, scores, strict=True):
         if np.shape(s) != (len(doc.tokens),):

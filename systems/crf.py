@@ -35,6 +35,7 @@ recommends profiling, since in de-identification recall matters more than precis
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,13 +43,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from corpora import memo
+from corpora import memo, stages
 from corpora.model import OUTSIDE, Document
-from systems.base import System, register
+from systems.base import FitContext, System, Tags, register
 from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
-from systems.illinois import Rows, TwoStage
+from systems.illinois import Rows, TwoStage, jackknife_labels
 
 if TYPE_CHECKING:
     from sklearn_crfsuite import CRF
@@ -183,11 +184,12 @@ def encoded_rows(
         key = (doc.fingerprint, names, sequence)
         hit = _ENCODED.get(key)
         if hit is None:
-            rows = token_names(features, [doc])  # every feature an indicator (weight 1.0)
-            bounds = tuple(sequence_bounds(doc, sequence))
-            items = tuple(pycrfsuite.ItemSequence(rows[s:e]) for s, e in bounds)
-            size = ATTRIBUTE_BYTES * sum(map(len, rows)) + ITEM_BYTES * len(rows)
-            hit = _ENCODED.put(key, EncodedRows(sequence, bounds, items, size))
+            with stages.stage(stages.FEATURIZE):
+                rows = token_names(features, [doc])  # every feature an indicator (weight 1.0)
+                bounds = tuple(sequence_bounds(doc, sequence))
+                items = tuple(pycrfsuite.ItemSequence(rows[s:e]) for s, e in bounds)
+                size = ATTRIBUTE_BYTES * sum(map(len, rows)) + ITEM_BYTES * len(rows)
+                hit = _ENCODED.put(key, EncodedRows(sequence, bounds, items, size))
         out.append(hit)
     return out
 
@@ -443,15 +445,33 @@ class CrfSystem(System):
                 self.inner_folds,
                 seed=self.seed,
                 group_by=self.group_by,
+                first_rows=self._encoded,
             )
         return self._make_learner()
 
+    def _encoded(self, documents: Sequence[Document]) -> Rows:
+        """Feature rows converted for CRFsuite once per document (:func:`encoded_rows`)."""
+        return encoded_rows(self.feature_classes(), documents, self.sequence)
+
     def _rows(self, documents: Sequence[Document]) -> Rows:
         """Learner input: converted once per document (:func:`encoded_rows`), except for
-        the two-stage learner, whose second stage adds features to the dicts."""
+        the two-stage learner, whose second stage adds features to the dicts (its first
+        stage reads the converted rows, :meth:`_encoded`)."""
         if self.two_stage or self.sequence not in SEQUENCE_MODES:
             return self.features(documents)
-        return encoded_rows(self.feature_classes(), documents, self.sequence)
+        return self._encoded(documents)
+
+    def tags(self) -> Tags:
+        """A two-stage CRF uses the run's outer folds (:class:`systems.base.FitContext`)
+        to share its jackknife between them."""
+        return dataclasses.replace(super().tags(), fit_context=self.two_stage)
+
+    def _first_stage(self) -> CrfSystem:
+        """The first stage as a system of its own: this CRF without the second stage,
+        labelling by Viterbi (what the second stage's features are made of)."""
+        first = self.clone().set_params(two_stage=False, threshold=None)
+        assert isinstance(first, CrfSystem)
+        return first
 
     def _fitted(self) -> Any:
         learner = getattr(self, "learner_", None)
@@ -459,10 +479,22 @@ class CrfSystem(System):
             raise RuntimeError(f"{type(self).__name__}.predict called before fit")
         return learner
 
-    def fit(self, documents: Sequence[Document]) -> CrfSystem:
+    def fit(self, documents: Sequence[Document], context: FitContext | None = None) -> CrfSystem:
         documents = list(documents)
         learner = self._learner()
-        learner.fit(documents, self._rows(documents), [bio_tags(d) for d in documents])
+        tags = [bio_tags(d) for d in documents]
+        if self.two_stage:
+            first_labels = jackknife_labels(
+                self._first_stage(),
+                documents,
+                self.inner_folds,
+                self.seed,
+                self.group_by,
+                context,
+            )
+            learner.fit(documents, self._rows(documents), tags, first_labels=first_labels)
+        else:
+            learner.fit(documents, self._rows(documents), tags)
         self.learner_ = learner
         return self
 

@@ -38,6 +38,7 @@ from systems.features.illinois import PredictionContext
 
 if TYPE_CHECKING:
     from corpora.model import Document
+    from systems.base import FitContext, System
     from systems.features.base import TokenFeatures
 
 Rows = Sequence[Sequence["TokenFeatures"]]
@@ -89,6 +90,37 @@ def out_of_fold_labels(
     return [p for p in out if p is not None]
 
 
+def jackknife_labels(
+    first_stage: System,
+    documents: Sequence[Document],
+    n_folds: int = 2,
+    seed: int = 0,
+    group_by: str = "auto",
+    context: FitContext | None = None,
+) -> list[list[str]]:
+    """:func:`out_of_fold_labels` for a first stage that is a system of its own (the same
+    system without its second stage), through :mod:`systems.prediction_cache`.
+
+    Under cross-validation (``context``) the jackknife models are shared between the outer
+    folds (:mod:`systems.cross_fitting`): none of them saw the note it labels or the outer
+    test fold, whose labels would otherwise reach the second stage through its features.
+    Elsewhere the folds are :func:`out_of_fold_labels`' own, with the same models."""
+    from systems import prediction_cache
+    from systems.cross_fitting import shared_plan
+
+    documents = list(documents)
+    labellers = shared_plan(documents, context, group_by, seed)
+    if labellers is not None:
+        folds = [(lab.train, lab.test) for lab in labellers]
+        keep = [lab.keep_model for lab in labellers]
+        return prediction_cache.out_of_fold(first_stage, documents, folds, keep).labels
+    k = max_folds(documents, n_folds, group_by)
+    if k < 2:  # nothing to hold out: labelled in-sample (documented optimism)
+        return prediction_cache.fit_predict(first_stage, documents, documents).labels
+    folds = document_kfold(documents, k, seed, group_by)
+    return prediction_cache.out_of_fold(first_stage, documents, folds).labels
+
+
 def augment_rows(
     documents: Sequence[Document],
     rows: Rows,
@@ -130,25 +162,47 @@ class TwoStage:
         inner_folds: int = 2,
         seed: int = 0,
         group_by: str = "auto",
+        first_rows: Callable[[Sequence[Document]], Rows] | None = None,
     ) -> None:
         self.make_learner = make_learner
         self.context = context if context is not None else PredictionContext()
         self.inner_folds = inner_folds
         self.seed = seed
         self.group_by = group_by
+        #: The first learner's input for documents, where it differs from the rows the
+        #: second stage extends (a CRF's item sequences, converted once per document).
+        self.first_rows = first_rows
         self.first: Learner | None = None
         self.second: Learner | None = None
 
+    def _first_input(self, documents: Sequence[Document], rows: Rows) -> Rows:
+        return rows if self.first_rows is None else self.first_rows(documents)
+
     def fit(
-        self, documents: Sequence[Document], rows: Rows, labels: Sequence[Sequence[str]]
+        self,
+        documents: Sequence[Document],
+        rows: Rows,
+        labels: Sequence[Sequence[str]],
+        first_labels: Sequence[Sequence[str]] | None = None,
     ) -> TwoStage:
+        """Fit both stages; ``first_labels`` are the training documents' out-of-fold
+        first-stage labels where the caller made them (:func:`jackknife_labels`), else
+        they are made here (:func:`out_of_fold_labels`)."""
+        first_rows = self._first_input(documents, rows)
         first = self.make_learner()
-        first.fit(documents, rows, labels)
-        oof = out_of_fold_labels(
-            self.make_learner, documents, rows, labels, self.inner_folds, self.seed, self.group_by
-        )
+        first.fit(documents, first_rows, labels)
+        if first_labels is None:
+            first_labels = out_of_fold_labels(
+                self.make_learner,
+                documents,
+                first_rows,
+                labels,
+                self.inner_folds,
+                self.seed,
+                self.group_by,
+            )
         second = self.make_learner()
-        second.fit(documents, augment_rows(documents, rows, oof, self.context), labels)
+        second.fit(documents, augment_rows(documents, rows, first_labels, self.context), labels)
         self.first, self.second = first, second
         return self
 
@@ -156,7 +210,7 @@ class TwoStage:
         """The first learner's labels (for ablations: "what did stage two add?")."""
         if self.first is None:
             raise RuntimeError("TwoStage.predict called before fit")
-        return self.first.predict(documents, rows)
+        return self.first.predict(documents, self._first_input(documents, rows))
 
     def predict(self, documents: Sequence[Document], rows: Rows) -> list[list[str]]:
         if self.second is None:

@@ -12,6 +12,7 @@ train the same model twice.
 from __future__ import annotations
 
 import os
+import pickle
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from corpora import cache
+from corpora import cache, memo, stages
 from corpora.model import Document, check_predictions
-from systems.base import System, check_scores
+from systems.base import FitContext, System, check_scores, fit_with_context
 
 NAMESPACE = "predictions"
 
@@ -38,6 +39,8 @@ class Prediction:
     info: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     cached: bool = False
+    #: Seconds by :data:`corpora.stages.STAGES` (empty for a cache hit).
+    stages: dict[str, float] = field(default_factory=dict)
 
 
 def _package_version() -> str:
@@ -68,14 +71,23 @@ def code_modules(system: System) -> set[str]:
     return modules | set(system.base_modules())
 
 
-def prediction_key(system: System, train: Sequence[Document], test: Sequence[Document]) -> str:
-    """The cache key of ``system`` fitted on ``train`` and labelling ``test``.
+def prediction_key(
+    system: System,
+    train: Sequence[Document],
+    test: Sequence[Document],
+    context: FitContext | None = None,
+) -> str:
+    """The cache key of ``system`` fitted on ``train`` (given ``context``, where it uses
+    one) and labelling ``test``.
 
     Rule systems ignore ``train``, so it is not part of their key: their labels of a
     document are computed once, whatever fold the document is tested in.  An external
     tool's files and version (:meth:`System.tool_fingerprint`) are part of the key.
     """
     tags = system.tags()
+    parts: tuple[str, ...] = ()
+    if context is not None and tags.fit_context and tags.requires_training:
+        parts = (context.key,)
     return cache.make_key(
         NAMESPACE,
         type(system).__module__,
@@ -87,6 +99,7 @@ def prediction_key(system: System, train: Sequence[Document], test: Sequence[Doc
         code_fingerprint(system),
         system.tool_fingerprint(),
         os.environ.get("DEID_BENCH_DICTIONARIES", ""),
+        *parts,
     )
 
 
@@ -100,7 +113,7 @@ def load(key: str, test: Sequence[Document]) -> Prediction | None:
     hit = cache.load(NAMESPACE, key)
     if not isinstance(hit, Prediction) or not _well_formed(hit, test):
         return None
-    hit.cached, hit.seconds = True, 0.0
+    hit.cached, hit.seconds, hit.stages = True, 0.0, {}
     return hit
 
 
@@ -115,6 +128,7 @@ def fit_predict(
     test: Sequence[Document],
     *,
     key: str | None = None,
+    context: FitContext | None = None,
 ) -> Prediction:
     """``system`` fitted on ``train`` (when it learns) labelling ``test``: from the cache when
     this exact computation was done before, else computed, checked and stored.
@@ -122,61 +136,118 @@ def fit_predict(
     Token scores are computed whenever the system declares it scores tokens, so one entry
     serves every caller.  Errors propagate (the runner records them per cell).
     """
-    return fit_predict_many(system, train, [(key, test)])[0]
+    return fit_predict_many(system, train, [(key, test)], context=context)[0]
 
 
 def fit_predict_many(
     system: System,
     train: Sequence[Document],
     tests: Sequence[tuple[str | None, Sequence[Document]]],
+    *,
+    context: FitContext | None = None,
+    keep_model: bool = False,
 ) -> list[Prediction]:
     """:func:`fit_predict` for several test sets of one model, given as ``(key or None,
     documents)``: the system is fitted once, and only if some test set is not cached (a
     fold's authentic test notes and their variant, ``--test-variant``).  The fit's time is
-    counted in the first computed prediction, labelling in each."""
-    keys = [key or prediction_key(system, train, test) for key, test in tests]
+    counted in the first computed prediction, labelling in each.
+
+    ``keep_model``: the fitted model will label other documents later in this process
+    (a shared cross-fitting's half model, :mod:`systems.cross_fitting`), so it is kept in
+    memory (:data:`_MODELS`) and taken from there instead of fitting it again."""
+    keys = [key or prediction_key(system, train, test, context) for key, test in tests]
     out: list[Prediction | None] = [load(k, test) for k, (_, test) in zip(keys, tests, strict=True)]
     fitted = False
     for i, (key, (_, test)) in enumerate(zip(keys, tests, strict=True)):
         if out[i] is not None:
             continue
         start = time.perf_counter()
-        if not fitted and system.tags().requires_training:
-            system.fit(train)
-        fitted = True
-        labels, scores = system.predict_scored(test)
-        labels = [list(map(str, p)) for p in labels]
-        check_predictions(test, labels, system.name)
-        if scores is not None:
-            scores = [np.asarray(s, dtype=np.float32) for s in scores]
-            check_scores(test, scores, system.name)
+        with stages.recording() as spent:
+            if not fitted and system.tags().requires_training:
+                system = _fitted_model(system, train, context, keep_model)
+            fitted = True
+            with stages.stage(stages.PREDICT):
+                labels, scores = system.predict_scored(test)
+            labels = [list(map(str, p)) for p in labels]
+            check_predictions(test, labels, system.name)
+            if scores is not None:
+                scores = [np.asarray(s, dtype=np.float32) for s in scores]
+                check_scores(test, scores, system.name)
         result = Prediction(
             labels=labels,
             scores=scores,
             info=system.fitted_info(),
             seconds=time.perf_counter() - start,
+            stages=stages.rounded(spent),
         )
         cache.store(NAMESPACE, key, result)
         out[i] = result
     return [p for p in out if p is not None]
 
 
+def _weigh_model(key: tuple[str, str], model: System) -> int:
+    """Bytes of a kept model, estimated by its pickle (64 MB where it cannot be pickled)."""
+    try:
+        return len(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # an external tool's handle, a lock: count it as large
+        return 64 * 1024**2
+
+
+#: Fitted models kept for later calls in this process (``keep_model``), by their key
+#: without the test documents and the first training document (released with it, so a
+#: worker that moves on to another corpus drops them).
+_MODELS: memo.Memo[tuple[str, str], System] = memo.Memo(
+    "predictions.models", weigh=_weigh_model, document=lambda key: key[1]
+)
+
+
+def _fitted_model(
+    system: System, train: Sequence[Document], context: FitContext | None, keep: bool
+) -> System:
+    """``system`` fitted on ``train``, or the equal model kept from an earlier call."""
+    key: tuple[str, str] | None = None
+    if keep and train:
+        from systems.features.base import FEATURE_SPACE  # models hold its feature ids
+
+        key = (
+            prediction_key(system, train, [], context) + f"@{FEATURE_SPACE.generation}",
+            train[0].fingerprint,
+        )
+        kept = _MODELS.get(key)
+        if kept is not None:
+            return kept
+    with stages.stage(stages.FIT):
+        fit_with_context(system, train, context)
+    if key is not None:
+        _MODELS.put(key, system)
+    return system
+
+
 def out_of_fold(
-    system: System, documents: Sequence[Document], folds: Sequence[tuple[list[int], list[int]]]
+    system: System,
+    documents: Sequence[Document],
+    folds: Sequence[tuple[Sequence[int], Sequence[int]]],
+    keep_models: Sequence[bool] = (),
 ) -> Prediction:
     """Every document labelled (and scored, where the system scores tokens) by a clone of
     ``system`` fitted on the folds that leave it out: the decisions a stacked system learns
     from and a tuned system is selected on, each one what the system would do on a note it
-    never saw.  ``folds`` partition ``documents`` (:func:`corpora.folds.document_kfold`);
-    a rule system is simply applied.  Results come in document order."""
+    never saw.  ``folds`` are (train, test) index pairs whose test parts partition
+    ``documents`` (:func:`corpora.folds.document_kfold`, or the labellers of
+    :func:`systems.cross_fitting.shared_plan`, whose ``keep_models`` say which fitted
+    models to keep in memory); a rule system is simply applied.  Results come in document
+    order."""
     if not system.tags().requires_training:
         return fit_predict(system, [], documents)
     labels: list[list[str]] = [[] for _ in documents]
     scores: list[np.ndarray] | None = [np.empty(0, np.float32) for _ in documents]
-    for train, test in folds:
-        got = fit_predict(
-            system.clone(), [documents[i] for i in train], [documents[i] for i in test]
-        )
+    for n, (train, test) in enumerate(folds):
+        got = fit_predict_many(
+            system.clone(),
+            [documents[i] for i in train],
+            [(None, [documents[i] for i in test])],
+            keep_model=bool(keep_models[n]) if n < len(keep_models) else False,
+        )[0]
         for j, i in enumerate(test):
             labels[i] = got.labels[j]
             if scores is not None and got.scores is not None:

@@ -59,7 +59,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from corpora.model import OUTSIDE, PHI, Document
-from systems.base import System, Tags, register, split_by_document
+from systems.base import FitContext, System, Tags, register, split_by_document
 from systems.features.base import FEATURE_SPACE, FeatureClass
 from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
 from systems.features.statdeid import (
@@ -69,7 +69,7 @@ from systems.features.statdeid import (
     build,
     unavailable_reason,
 )
-from systems.illinois import out_of_fold_labels
+from systems.illinois import jackknife_labels
 
 log = logging.getLogger(__name__)
 
@@ -96,22 +96,6 @@ SEARCH_CLASS_WEIGHT: tuple[float | str, ...] = (2.0, 10.0, "balanced")
 #: Jackknife folds (by patient) that give the second stage its training notes' first-stage
 #: labels (``two_stage``): the Illinois tagger's two halves (systems.illinois).
 STAGE_FOLDS = 2
-
-
-class _SystemLearner:
-    """A :class:`FeatureSVM` seen as a :class:`systems.illinois.Learner`, for the jackknife of
-    :func:`systems.illinois.out_of_fold_labels` (it featurizes documents itself, so the
-    feature rows and labels that interface passes are unused)."""
-
-    def __init__(self, system: FeatureSVM) -> None:
-        self.system = system
-
-    def fit(self, documents: Sequence[Document], rows: Any, labels: Any) -> _SystemLearner:
-        self.system.fit(documents)
-        return self
-
-    def predict(self, documents: Sequence[Document], rows: Any) -> list[list[str]]:
-        return self.system.predict(documents)
 
 
 def unique_features(features: Sequence[FeatureClass]) -> list[FeatureClass]:
@@ -323,7 +307,7 @@ class FeatureSVM(System):
             params.update(gamma="scale")
         return SVC(random_state=self.seed, decision_function_shape="ovr", **params)
 
-    def fit(self, documents: Sequence[Document]) -> FeatureSVM:
+    def fit(self, documents: Sequence[Document], context: FitContext | None = None) -> FeatureSVM:
         self.check_params()
         documents = list(documents)
         self.first_: FeatureSVM | None = None
@@ -331,17 +315,11 @@ class FeatureSVM(System):
         if self.two_stage:
             # the second stage learns from first-stage labels of its training notes made by
             # models that did not see them (a jackknife by the run's grouping, by patient
-            # where known): labels predicted by a model trained on the same notes are nearly
-            # perfect, and the second stage would learn to trust them blindly
-            # (systems.illinois)
-            first_labels = out_of_fold_labels(
-                lambda: _SystemLearner(self._first_stage()),
-                documents,
-                [()] * len(documents),
-                [()] * len(documents),
-                STAGE_FOLDS,
-                self.seed,
-                self.group_by,
+            # where known; shared between the outer folds under cross-validation): labels
+            # predicted by a model trained on the same notes are nearly perfect, and the
+            # second stage would learn to trust them blindly (systems.illinois)
+            first_labels = jackknife_labels(
+                self._first_stage(), documents, STAGE_FOLDS, self.seed, self.group_by, context
             )
             self.first_ = self._first_stage().fit(documents)
         self.generation_ = FEATURE_SPACE.generation
@@ -386,6 +364,7 @@ class FeatureSVM(System):
             super().tags(),
             predicts_categories=self.mode == "multiclass",
             evaluated_labels=scored_on,
+            fit_context=self.two_stage,  # the outer folds, to share the jackknife
         )
 
     def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:

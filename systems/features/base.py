@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from corpora import memo
+from corpora import memo, stages
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -104,6 +104,10 @@ class FeatureSpace:
         hit = self._encoded.get(key)
         if hit is not None:
             return hit
+        with stages.stage(stages.FEATURIZE):
+            return self._encode(feature, document, key)
+
+    def _encode(self, feature: FeatureClass, document: Document, key: tuple[str, str]) -> Encoded:
         rows = feature.extract(document)
         if len(rows) != len(document.tokens):
             raise ValueError(
@@ -137,9 +141,7 @@ class FeatureSpace:
             self._encoded.put(key, encoded)
         return encoded
 
-    def token_names(
-        self, features: Sequence[FeatureClass], document: Document
-    ) -> list[list[str]]:
+    def token_names(self, features: Sequence[FeatureClass], document: Document) -> list[list[str]]:
         """Per token of ``document``, the names ``features`` emit, class after class (a
         name two classes emit appears twice)."""
         flat, bounds = self._merged(features, document)
@@ -264,9 +266,7 @@ def combine(
     return [FEATURE_SPACE.rows(features, doc) for doc in documents]
 
 
-def token_names(
-    features: Sequence[FeatureClass], documents: Sequence[Document]
-) -> list[list[str]]:
+def token_names(features: Sequence[FeatureClass], documents: Sequence[Document]) -> list[list[str]]:
     """Per token of every document (in order), the feature names of ``features`` without
     repeats, in :func:`combine`'s order: what a learner that needs only names reads."""
     fromkeys = dict.fromkeys

@@ -282,6 +282,35 @@ def test_test_variant_labels_both_test_sets_with_one_fit_per_fold(toy_systems) -
     assert all(o.ok for o in result.outcomes) and len(result.outcomes) == 6
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_one_fit_per_model_whatever_the_number_of_test_corpora(toy_systems, jobs) -> None:
+    """Trained on one corpus and tested on two (``--train-corpus``), a system is fitted
+    once, tuned or not: the model, not the test corpus, is the unit of work."""
+    from tests.bench.toy import RecordingSystem
+
+    corpora = {n: make_corpus(8 + i, name=n) for i, n in enumerate(("train", "a", "b"))}
+    for tune in (False, True):
+        RecordingSystem.LOG.clear()
+        config = RunConfig(
+            systems=["toy-recording"],
+            corpora=["a", "b"],
+            train_corpus="train",
+            tune=tune,
+            jobs=jobs,
+            **{**FAST, "folds": 2},
+        )
+        result = run(config, corpora)
+        assert all(o.ok for o in result.outcomes)
+        assert {o.corpus for o in result.outcomes} == {"a", "b"}
+        fits = [ids for what, ids in RecordingSystem.LOG if what == "fit"]
+        RecordingSystem.LOG.clear()
+        if jobs == 1:  # workers log in their own process
+            full = [f for f in fits if len(f) == 8]
+            assert len(full) == 1, fits
+        labelled = {o.corpus: o.n_tokens for o in result.outcomes}
+        assert labelled["a"] != labelled["b"]
+
+
 def test_operating_points_from_out_of_fold_scores(toy_systems) -> None:
     result = run(_config("toy-scoring,toy-capitals"), {"toy": make_corpus(12)})
     points = result.operating_points

@@ -237,3 +237,56 @@ def test_two_stage_improves_recall_on_the_default_corpus() -> None:
     two = get_system("crf", two_stage=True).fit_predict(train, test)
     assert token_counts(gold, two).recall > token_counts(gold, one).recall
     assert token_counts(gold, two).f1 >= token_counts(gold, one).f1
+
+
+def test_jackknife_under_cross_validation_never_trains_on_the_outer_test_fold(
+    tmp_path, monkeypatch
+) -> None:
+    """Given the outer folds, the first-stage jackknife is shared between them, and no
+    first-stage model that labels a training note saw that note or the outer test fold
+    (whose labels would otherwise reach the second stage through its features)."""
+    from corpora.folds import kfold
+    from corpora.model import Span
+    from systems.base import FitContext, System
+    from systems.illinois import jackknife_labels
+
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path / "cache"))
+    fits: list[set[str]] = []
+
+    class Spy(System):
+        name = "test-jackknife-spy"
+
+        def __init__(self) -> None:
+            pass
+
+        def fit(self, documents: Sequence[Document]) -> Spy:
+            self.seen_ = {d.metadata["patient"] for d in documents}
+            fits.append(self.seen_)
+            return self
+
+        def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+            assert self.seen_.isdisjoint(d.metadata["patient"] for d in documents)
+            return [[t.label for t in d.tokens] for d in documents]
+
+    docs = []
+    for i in range(40):
+        text = f"Mr. Lee{i} is here."
+        docs.append(
+            Document(
+                f"d{i}",
+                text,
+                (Span(4, 4 + len(f"Lee{i}"), "PATIENT"),),
+                metadata={"patient": f"p{i // 2}"},
+            )
+        )
+    groups = [d.metadata["patient"] for d in docs]
+    folds = kfold(len(docs), 5, 0, groups)
+    context = FitContext(tuple(tuple(sorted({groups[i] for i in t})) for _, t in folds))
+    for _, test in folds:
+        left_out = {groups[i] for i in test}
+        train = [d for i, d in enumerate(docs) if i not in set(test)]
+        before = len(fits)
+        labels = jackknife_labels(Spy(), train, 2, 0, "auto", context)
+        assert labels == gold_labels(train)
+        assert all(seen.isdisjoint(left_out) for seen in fits[before:])
+    assert len({frozenset(f) for f in fits}) == 6  # two halves and four quarters in all

@@ -133,7 +133,7 @@ def test_meta_training_decisions_come_from_bases_that_never_saw_the_document(toy
     multi = MultiDeidentifier(bases=(("memo", "test-memorizer", ()),), inner_folds=3)
     docs = _docs(9)
     multi.fit(docs)
-    out_of_fold = multi._out_of_fold(0, docs, multi_module.document_kfold(docs, 3, 0))
+    out_of_fold = multi._out_of_fold(0, docs, multi_module.document_kfold(docs, 3, 0), [])
     assert all(label == "O" for doc in out_of_fold for label in doc)
 
 
@@ -339,3 +339,35 @@ def test_collapsed_meta_rows_fit_the_same_svm_as_one_row_per_token() -> None:
     small.fit(multi_module._int32(vec.transform(collapsed)), y, sample_weight=w)
     assert (full.predict(X) == small.predict(X)).all()
     np.testing.assert_allclose(full.coef_, small.coef_, atol=1e-3)
+
+
+def test_cross_validation_shares_the_inner_fits_between_outer_folds(toys) -> None:
+    """Under cross-validation the runner tells multi the outer folds: six inner fits per
+    base for the whole run (two halves, four quarters), none of them on a document of the
+    outer fold it serves, and the bases' full fits shared with their own cells."""
+    from bench.runner import RunConfig, run
+    from tests.bench.toy import make_corpus
+
+    corpus = make_corpus(36, name="t", notes_per_patient=2)
+    config = RunConfig(
+        systems=["multi,test-counting-memorizer"],
+        corpora=["t"],
+        folds=6,
+        show_progress=False,
+        n_resamples=20,
+        n_shuffles=20,
+        system_params={"multi": {"bases": "test-counting-memorizer"}},
+    )
+    result = run(config, {"t": corpus})
+    assert not result.failures
+    cells = [frozenset(t) for t in _training_sets(result)]
+    fits = [frozenset(f) for f in CountingMemorizer.fitted]
+    assert sorted(fits.count(c) for c in cells) == [1] * 6  # full fits, once each
+    inner = [f for f in fits if f not in cells]
+    assert len(inner) == len(set(inner)) == 6  # each shared model fitted once
+    tests = [
+        {corpus.documents[i].fingerprint for i in s.test} for s in result.splits["t"]
+    ]
+    assert all(any(f.isdisjoint(t) for t in tests) for f in inner)
+    infos = [o.info for o in result.outcomes if o.system == "multi"]
+    assert {i["cross_fitting"] for i in infos} == {"shared between outer folds"}
