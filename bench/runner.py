@@ -97,6 +97,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         grouping=plan.grouping,
         curves={corpus: scorer.curves(corpus) for corpus in plan.splits},
         peer_comparison=scorer.peer_comparison(),
+        overlap=plan.overlap.as_dict(),
     )
 
 
