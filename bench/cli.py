@@ -241,7 +241,8 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         metavar="DIR",
         default=None,
         help="output directory (default reports/<timestamp>): must be new, empty or a "
-        "previous report, which is replaced as a whole",
+        "previous report holding only the files its run wrote, which is replaced as a whole; "
+        "one run at a time (docs/cli.md)",
     )
     p.add_argument(
         "--jobs",

@@ -609,3 +609,52 @@ def test_a_note_id_with_control_characters_is_escaped_in_a_tools_failure_line(ca
     system.predict(docs)
     err = capsys.readouterr().err
     assert "\x1b" not in err and "bad\\x1b[2J" in err
+
+
+def test_the_same_notes_recased_and_rewrapped_are_still_identical(
+    toy_systems, toy_file, tmp_path, capsys
+) -> None:
+    """Case and white space do not make another note (an export that upper-cases or
+    re-wraps lines is the same note)."""
+    docs = []
+    for i, d in enumerate(make_corpus(12)):
+        docs.append(Document(f"re-{i}", d.text.upper().replace(" ", "\n  "), ()))
+    extra = tmp_path / "extra.jsonl"
+    write_jsonl(docs, extra)
+    code, _, err = _run(
+        capsys, "--systems", "toy-memory", "--corpora", f"jsonl:{toy_file}", *FAST,
+        "--extra-training", f"jsonl:{extra}", "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    _one_line_usage_error(code, err)
+    assert "12 scored note(s) are identical" in err
+
+
+def test_an_out_that_is_a_symlink_to_someone_elses_directory_is_refused(
+    toy_systems, toy_file, tmp_path, capsys
+) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "run.json").write_text("{}")
+    link = tmp_path / "link"
+    link.symlink_to(theirs)
+    code, _, err = _run(
+        capsys, "--systems", "toy-capitals", "--corpora", f"jsonl:{toy_file}", *FAST,
+        "--out", str(link),
+    )  # fmt: skip
+    _one_line_usage_error(code, err)
+    assert [p.name for p in theirs.iterdir()] == ["run.json"] and link.is_symlink()
+
+
+def test_a_peer_program_that_is_not_executable_is_refused(
+    toy_systems, toy_file, tmp_path, capsys
+) -> None:
+    script = tmp_path / "tool.sh"
+    script.write_text("#!/bin/sh\ncat\n")
+    script.chmod(0o644)
+    peers = _peers(tmp_path, f'[systems.noexec]\ncmd = "{script} {{input}}"\n')
+    code, _, err = _run(
+        capsys, "--peers", str(peers), "--systems", "noexec", "--corpora", f"jsonl:{toy_file}",
+        *FAST, "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    _one_line_usage_error(code, err)
+    assert "cannot start tool.sh" in err
