@@ -28,7 +28,7 @@ from bench import schedule, scrub
 from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
 from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
-from corpora.model import Corpus, Document
+from corpora.model import Corpus, Document, printable
 from systems import prediction_cache
 from systems.base import SystemUnavailable
 
@@ -260,8 +260,10 @@ def _log_task(outcomes: list[CellOutcome]) -> None:
     failed = sum(not o.ok for o in outcomes)
     folds = ",".join(str(o.fold) for o in outcomes)
     print(
-        f"done {first.system} on {first.corpus} ({first.protocol} fold {folds}): "
-        f"{seconds:.1f} s, {cached} cached, {failed} failed",
+        printable(
+            f"done {first.system} on {first.corpus} ({first.protocol} fold {folds}): "
+            f"{seconds:.1f} s, {cached} cached, {failed} failed"
+        ),
         file=sys.stderr,
         flush=True,
     )

@@ -529,7 +529,8 @@ def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
             "",
             "Each tool is run as it is installed here; a note it crashed on, timed out on or "
             "answered with unreadable output is scored as withheld (every token PHI) unless "
-            "`on_error=fail` (then its cells fail).",
+            "`on_error=fail` (then its cells fail); a tool that failed on every note of a "
+            "fold did not run, and has no score.",
             "",
             _md_table(
                 [[n, s["runs_as"], str(s.get("failed_notes", 0))] for n, s in setups.items()],
