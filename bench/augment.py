@@ -45,9 +45,15 @@ def augmented_copy(variant: str, document: Document, seed: int, copy: int = 0) -
     return hit
 
 
+#: The most copies of each training document one variant may add: each copy is a whole
+#: training set more to featurize and fit, so ``unseen:1000`` would run for days.
+MAX_COPIES = 20
+
+
 def parse_augment(text: str) -> tuple[str, ...]:
     """``"unseen:3,surrogate"`` -> ``("unseen", "unseen", "unseen", "surrogate")``: each
-    variant as many times as copies of every training document it adds."""
+    variant as many times as copies of every training document it adds.  A value naming
+    no variant is a ``ValueError`` (a caller that means "none" says so before calling)."""
     out: list[str] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -60,9 +66,14 @@ def parse_augment(text: str) -> tuple[str, ...]:
             n = int(count)
         except ValueError:
             n = 0
-        if n < 1:
-            raise ValueError(f"{part!r}: the number of copies must be a whole number >= 1")
+        if not 1 <= n <= MAX_COPIES:
+            raise ValueError(
+                f"{part!r}: the number of copies must be a whole number >= 1 and at most "
+                f"{MAX_COPIES}"
+            )
         out.extend([name.strip()] * n)
+    if not out:
+        raise ValueError(f"{text!r}: give at least one VARIANT[:N], e.g. unseen:2")
     return tuple(out)
 
 

@@ -22,7 +22,6 @@ import sys
 import time
 import traceback
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from bench import schedule, scrub
@@ -30,8 +29,7 @@ from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
 from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora import stages
-from corpora.model import Corpus, Document
-from corpora.nlp import MissingResourceError
+from corpora.model import Corpus, Document, printable
 from systems import prediction_cache
 from systems.base import SystemUnavailable
 
@@ -54,7 +52,6 @@ def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
 def _run_cells(task: Task) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
     warmed = not task.spec.tags.uses_nlp
-    vocab: frozenset[str] | None = None  # the task's words, built at its first failure
     warm_seconds = 0.0  # featurizing before the first computed cell, counted in it
     for i, cell in enumerate(task.cells):
         split = cell.split
@@ -88,9 +85,7 @@ def _run_cells(task: Task) -> list[CellOutcome]:
             )
         except (Exception, SystemExit) as exc:  # a failing system is reported, the others go on
             unavailable = isinstance(exc, SystemUnavailable)
-            if vocab is None and not unavailable:
-                vocab = scrub.vocabulary(task.documents())
-            message = describe(exc, vocab or frozenset())
+            message = scrub.describe(exc)
             outcomes.extend(
                 CellOutcome(
                     predictions=None,
@@ -145,24 +140,6 @@ def _warm_quietly(documents: Sequence[Document]) -> None:
 
     with contextlib.suppress(Exception):  # the system itself will report the problem
         nlp.warm_cache(documents)
-
-
-def describe(exc: BaseException, vocab: frozenset[str] = frozenset()) -> str:
-    """Error type, message and the innermost frame, with document text removed.
-
-    The message is scrubbed (:mod:`bench.scrub`) of quoted strings and of words from
-    ``vocab`` (the documents the system was given), because it is copied into the report,
-    run.json and the console.  Two messages are kept as they are, because they are
-    instructions written by the harness or the system's author, not data: a missing NLTK
-    resource, and :class:`SystemUnavailable` (reported without its type, as a reason the
-    system was skipped).  No locals are shown.
-    """
-    if isinstance(exc, SystemUnavailable):
-        return str(exc)
-    tb = traceback.extract_tb(exc.__traceback__)
-    where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
-    message = str(exc) if isinstance(exc, MissingResourceError) else scrub.scrub(str(exc), vocab)
-    return f"{type(exc).__name__}: {message}{where}"
 
 
 def warm_nlp_cache(corpora: Sequence[Corpus], show_progress: bool) -> str | None:
@@ -289,8 +266,10 @@ def _log_task(outcomes: list[CellOutcome]) -> None:
     failed = sum(not o.ok for o in outcomes)
     folds = ",".join(str(o.fold) for o in outcomes)
     print(
-        f"done {first.system} on {first.corpus} ({first.protocol} fold {folds}): "
-        f"{seconds:.1f} s, {cached} cached, {failed} failed",
+        printable(
+            f"done {first.system} on {first.corpus} ({first.protocol} fold {folds}): "
+            f"{seconds:.1f} s, {cached} cached, {failed} failed"
+        ),
         file=sys.stderr,
         flush=True,
     )

@@ -48,7 +48,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits with code 2 and one line, as the rest of the CLI does."""
 
     def error(self, message: str) -> Any:  # type: ignore[override]
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        from corpora.model import printable
+
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {printable(message)}\n")
 
 
 # --------------------------------------------------------------------------- option types
@@ -239,7 +241,8 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         metavar="DIR",
         default=None,
         help="output directory (default reports/<timestamp>): must be new, empty or a "
-        "previous report, which is replaced as a whole",
+        "previous report holding only the files its run wrote, which is replaced as a whole; "
+        "one run at a time (docs/cli.md)",
     )
     p.add_argument(
         "--jobs",
@@ -306,7 +309,7 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
     )
     p.add_argument(
         "--augment",
-        default="",
+        default=None,
         metavar="VARIANT[:N],...",
         help="add transformed copies of the training documents (surrogate, unseen; N copies "
         "of each with other names, default 1) to training, so learned systems do not "
@@ -319,7 +322,14 @@ def _run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         metavar="CORPUS",
         help="add this corpus's documents to every training set, inner folds of --tune "
         "included, and never score them (e.g. tuning:physionet:DIR beside "
-        "evaluation:physionet:DIR); refused if it shares a document or patient with --corpora",
+        "evaluation:physionet:DIR); refused if it shares a document, a patient or a note's "
+        "text with --corpora",
+    )
+    p.add_argument(
+        "--allow-near-duplicates",
+        action="store_true",
+        help="score notes that are the same as training notes with other PHI (surrogate or "
+        "unseen variants of them), which is refused otherwise; the report says how many",
     )
     p.add_argument(
         "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
@@ -633,13 +643,14 @@ def _validate_cache(args: argparse.Namespace) -> None:
 
 def _validate_outputs(args: argparse.Namespace) -> None:
     """``--out``, ``--errors`` and ``--csv`` can be written, and do not collide."""
-    from bench.outputs import check_output_dir, check_output_file
+    from bench.outputs import OutputLock, check_output_dir, check_output_file
     from bench.run_types import UsageError
 
     if args.command in ("run", "learning-curve"):
         if args.out is None:
             args.out = str(Path("reports") / datetime.now().strftime("%Y%m%d-%H%M%S"))
-        check_output_dir(Path(args.out), "--out")
+        check_output_dir(Path(args.out), "--out", _input_paths(args))
+        args._out_lock = OutputLock(Path(args.out)).acquire("--out")  # released by main
     if getattr(args, "errors", None):
         check_output_file(Path(args.errors), "--errors")
         out = Path(args.out).resolve()
@@ -652,6 +663,29 @@ def _validate_outputs(args: argparse.Namespace) -> None:
         check_output_file(Path(args.csv), "--csv")
     if args.command == "reproduce":  # files beside others in OUT, each written atomically
         check_output_file(Path(args.out) / f"{args.paper}.md", "--out")
+
+
+def _input_paths(args: argparse.Namespace) -> list[str]:
+    """The existing files and directories the run reads: each corpus spec's path (the part
+    after ``KIND:``, after any ``VARIANT:`` prefixes), ``--peers``, ``--dictionaries``."""
+    specs = [
+        *str(getattr(args, "corpora", "") or "").split(","),
+        getattr(args, "train_corpus", None) or "",
+        getattr(args, "extra_training", None) or "",
+    ]
+    paths = []
+    for spec in specs:
+        parts = spec.strip().split(":")
+        for i in range(len(parts)):
+            candidate = ":".join(parts[i:])
+            if candidate and Path(candidate).exists():
+                paths.append(candidate)
+                break
+    for option in ("peers", "dictionaries"):
+        value = getattr(args, option, None)
+        if value and Path(value).exists():
+            paths.append(value)
+    return paths
 
 
 def _validate_backend(args: argparse.Namespace) -> None:
@@ -676,6 +710,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     from bench.plan import SYSTEM_GROUPS
     from corpora.load import READERS, VARIANTS
+    from corpora.model import printable
     from systems.base import available_systems
     from systems.features.statdeid import ALL_FEATURES
     from systems.mega import MEGA_SOURCES
@@ -686,7 +721,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     ]
     systems += [[name, description, ""] for name, description in SYSTEM_GROUPS.items()]
     print("Systems (--systems NAME,...):\n")
-    print(tabulate(systems, headers=["name", "what it is", "trained"], tablefmt="simple"))
+    table = tabulate(systems, headers=["name", "what it is", "trained"], tablefmt="simple")
+    print(printable(table, keep="\n"))  # names and descriptions of a --peers file
     print(
         "\nCorpora (--corpora NAME,...; 'all' = the four embedded ones: generated discharge "
         "summaries, each as its variant makes them):\n"
@@ -694,7 +730,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [[e.name, e.description] for e in VARIANTS.entries()]
     rows += [[f"{e.name}:PATH", e.description] for e in READERS.entries()]
     rows.append(["VARIANT:SPEC", f"a variant of any other corpus ({', '.join(VARIANTS)})"])
-    print(tabulate(rows, headers=["corpus", "what it is"], tablefmt="simple"))
+    print(printable(tabulate(rows, headers=["corpus", "what it is"], tablefmt="simple"), keep="\n"))
     for title, registry in (
         ("Feature classes of svm (--param svm.features=...; ablation)", ALL_FEATURES),
         ("Feature sources of mega (--param mega.sources=...)", MEGA_SOURCES),
@@ -719,22 +755,25 @@ def _load(spec: str, args: argparse.Namespace) -> Any:
         ),
     )
     if skipped:
-        _note(args, f"skipped {len(skipped)} bad record(s) in {spec}")
+        _warn(f"skipped {len(skipped)} bad record(s) in {spec} (--lenient)")
     return corpus
 
 
 def cmd_corpus_stats(args: argparse.Namespace) -> int:
     from bench.paper_figures import su06_corpus_columns
     from corpora.dictionaries import system_dictionaries
+    from corpora.model import printable
     from corpora.stats import stats_markdown
 
     corpus = _load(args.corpus, args)
-    print(stats_markdown(corpus, su06_corpus_columns(), system_dictionaries(args.dictionaries)))
+    table = stats_markdown(corpus, su06_corpus_columns(), system_dictionaries(args.dictionaries))
+    print(printable(table, keep="\n"))
     return EXIT_OK
 
 
 def cmd_corpus_convert(args: argparse.Namespace) -> int:
     from bench.run_types import UsageError
+    from corpora.model import printable
     from corpora.readers.brat import write_brat
     from corpora.readers.jsonl import write_jsonl
 
@@ -743,15 +782,19 @@ def cmd_corpus_convert(args: argparse.Namespace) -> int:
         raise UsageError(f"{out}: already exists (convert never overwrites)")
     corpus = _load(args.corpus, args)
     n = write_brat(corpus, out) if args.to == "brat" else write_jsonl(corpus, out, mode=0o600)
-    print(f"wrote {n} documents to {out} ({args.to})")
+    print(printable(f"wrote {n} documents to {out} ({args.to})"))
     return EXIT_OK
 
 
-def _augment(text: str) -> tuple[str, ...]:
-    """``--augment`` as the tuple of variants, one entry per copy (a UsageError if bad)."""
+def _augment(text: str | None) -> tuple[str, ...]:
+    """``--augment`` as the tuple of variants, one entry per copy (a UsageError if bad,
+    and for a value given that names none: ``--augment ''`` is not "no augmentation"
+    said on purpose, but a variable left empty)."""
     from bench.augment import parse_augment
     from bench.run_types import UsageError
 
+    if text is None:
+        return ()
     try:
         return parse_augment(text)
     except ValueError as exc:
@@ -781,6 +824,7 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
     from bench.outputs import summary_table, write_error_analysis, write_outputs
     from bench.run_types import RunConfig, UsageError
     from bench.runner import run
+    from corpora.model import printable
 
     if args.no_cache:
         os.environ["DEID_BENCH_NO_CACHE"] = "1"
@@ -812,12 +856,13 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         inner_folds=args.inner_folds,
         augment=_augment(args.augment),
         extra_training=getattr(args, "extra_training", None),
+        allow_near_duplicates=args.allow_near_duplicates,
         **({"fractions": fractions} if fractions else {}),
     )
     result = run(config)
     for name, n in result.skipped.items():
         if n:
-            print(f"skipped {n} bad record(s) in corpus {name} (--lenient)", file=sys.stderr)
+            _warn(f"skipped {n} bad record(s) in corpus {name} (--lenient)")
     out = Path(args.out)
     command = ["python", "-m", "bench", *sys.argv[1:]] if args._argv is None else args._argv
     try:
@@ -833,20 +878,19 @@ def cmd_run(args: argparse.Namespace, *, protocol: str | None = None) -> int:
                 f"is in {out})"
             ) from exc
         _note(args, f"wrote {n} missed/spurious PHI tokens to {args.errors} (contains PHI, 0600)")
-    print(summary_table(result))
-    print(f"\nreport: {paths['report']}")
+    print(printable(summary_table(result), keep="\n"))
+    print(printable(f"\nreport: {paths['report']}", keep="\n"))
     skipped = sorted({f["system"] for f in result.failures if f.get("skipped")})
     if skipped:
-        names = ", ".join(skipped)
-        print(f"skipped: {names} (not installed here; see the report)", file=sys.stderr)
+        _warn(f"skipped: {', '.join(skipped)} (not installed here; see the report)")
     failures = [f for f in result.failures if not f.get("skipped")]
     if failures:
         missing = [f for f in failures if f["error"].startswith("MissingResourceError")]
         if missing and len(missing) == len(failures):
-            print(f"error: {missing[0]['error'].split(' at ')[0]}", file=sys.stderr)
+            _warn(f"error: {missing[0]['error'].split(' at ')[0]}")
             return EXIT_USAGE
         systems = sorted({f["system"] for f in failures})
-        print(f"failed: {', '.join(systems)} (see the report's Failures section)", file=sys.stderr)
+        _warn(f"failed: {', '.join(systems)} (see the report's Failures section)")
         return EXIT_FAILED
     return EXIT_OK
 
@@ -920,8 +964,19 @@ def _print_table(table: Any, csv_path: str | None) -> None:
 
 
 def _note(args: argparse.Namespace, message: str) -> None:
+    """A progress message on stderr, unless ``--quiet``."""
+    from corpora.model import printable
+
     if not getattr(args, "quiet", False):
-        print(message, file=sys.stderr)
+        print(printable(message), file=sys.stderr)
+
+
+def _warn(message: str) -> None:
+    """A line on stderr that ``--quiet`` keeps: it says the result is not what was asked
+    for (records skipped, systems not run)."""
+    from corpora.model import printable
+
+    print(printable(message), file=sys.stderr)
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -941,18 +996,28 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; returns the exit code (never raises for input)."""
-    from bench.execution import BackendError
-    from bench.run_types import UsageError
-    from corpora.cache import CacheError
-    from corpora.model import CorpusError
-    from corpora.nlp import MissingResourceError
-
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2, already printed)
         return int(exc.code or 0)
     args._argv = ["python", "-m", "bench", *argv] if argv is not None else None
+    try:
+        return _dispatch(args)
+    finally:
+        lock = getattr(args, "_out_lock", None)
+        if lock is not None:
+            lock.release()
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """Validate the options and run the command; every error of input is one line."""
+    from bench.execution import BackendError
+    from bench.run_types import UsageError
+    from corpora.cache import CacheError
+    from corpora.model import CorpusError, printable
+    from corpora.nlp import MissingResourceError
+
     try:
         validate(args)
         _load_peers(args)
@@ -972,7 +1037,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_profile(args)
         return cmd_analysis(args)
     except (CorpusError, MissingResourceError, UsageError, BackendError, CacheError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         from corpora.cache import caching_enabled
@@ -986,7 +1051,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # a path the file system refuses (too long, read-only, full ...)
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(printable(f"error: {exc.strerror or exc}{where}"), file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -13,16 +13,14 @@ reported notes untouched.
 trained on: each outer training fold and, inside ``--tune``, each inner training part (the
 held-out inner parts, on which selection is judged, stay what they were).  With
 ``--augment``, the extra documents are augmented like the others.  The run refuses an extra
-corpus that shares a document or a patient with a scored corpus (:func:`check_disjoint`):
-that would be training on the test notes.
+corpus that shares a document, a patient or a note's text with a scored corpus
+(:mod:`bench.overlap`): that would be training on the test notes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import lru_cache
 
-from corpora.folds import DEFAULT_GROUP_KEY
 from corpora.model import Corpus, Document
 from systems.base import ExtendedTraining, System
 
@@ -34,35 +32,6 @@ def extra_corpus(spec: str) -> Corpus:
 
     corpus, _ = load_corpus(spec)
     return corpus
-
-
-def _patients(corpus: Corpus) -> set[str]:
-    """The patient keys of ``corpus``'s documents that have one."""
-    return {
-        str(d.metadata[DEFAULT_GROUP_KEY])
-        for d in corpus.documents
-        if d.metadata.get(DEFAULT_GROUP_KEY) not in (None, "")
-    }
-
-
-def check_disjoint(extra: Corpus, scored: Mapping[str, Corpus]) -> None:
-    """Raise ``ValueError`` if ``extra`` shares a document id or a patient with a scored corpus.
-
-    Patients are compared where both sides know them (the ``patient`` metadata key): a
-    patient's other notes in training would let a model "find" names it learned from them.
-    """
-    ids = {d.id for d in extra.documents}
-    patients = _patients(extra)
-    for spec, corpus in scored.items():
-        shared_ids = sorted(ids & {d.id for d in corpus.documents})
-        shared_patients = sorted(patients & _patients(corpus))
-        if shared_ids or shared_patients:
-            what = (
-                f"{len(shared_ids)} document(s), e.g. {shared_ids[0]!r}"
-                if shared_ids
-                else f"{len(shared_patients)} patient(s), e.g. {shared_patients[0]!r}"
-            )
-            raise ValueError(f"shares {what} with the scored corpus {spec}")
 
 
 class ExtraTraining(ExtendedTraining):

@@ -4,19 +4,34 @@ report.md and the plots -- none with document text (except the explicit, owner-o
 
 The report directory never mixes two runs' files and is never half-written: the outputs
 are written into a new hidden directory beside it, which then takes its place (a previous
-report there is moved aside and deleted).  So ``--out`` must be new, empty, or a previous
-report (it has a run.json); any other directory is refused before the run starts, because
-replacing it would delete files the harness did not write.
+report there is moved aside and deleted).  The directory is the harness's own, so nothing
+else is ever deleted (docs/cli.md, "The report directory"):
+
+* every report holds a marker, :data:`MARKER`, naming its run id and every file the run
+  wrote; ``--out`` may be new, empty, or a report whose every entry its marker lists;
+* a report written before the marker existed (the ones under ``reports/``) is replaced
+  only if its run.json is the harness's (``command``, ``started``, ``cells``) and every
+  entry has a name the harness writes (:func:`_legacy_report`);
+* any other directory -- one holding a Sacred run's ``metrics.json``, a corpus, a file a
+  user added to a report -- is refused before the run starts;
+* an ``--out`` that holds a run input (a corpus, a ``--peers`` file, dictionaries) is
+  refused, since replacing it would delete that input;
+* one run at a time: :class:`OutputLock` (``flock`` on a lock file beside ``--out``) is
+  taken before the run starts and held until the report is in place, so a second run on
+  the same ``--out`` stops at once with a message instead of replacing the first's report.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import platform
+import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -72,6 +87,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
     ]
     return {
         "command": list(command),
+        "run_id": result.run_id,
         "started": result.started,
         "wall_seconds": round(result.wall_seconds, 2),
         "phases": dict(result.phases),
@@ -87,6 +103,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "inner_folds": cfg.inner_folds if cfg.tune else None,
         "augment": list(cfg.augment),
         "extra_training": cfg.extra_training,
+        "overlap": result.overlap,
         "jobs": cfg.jobs,
         "backend": cfg.backend or ("sequential" if cfg.jobs == 1 else "joblib"),
         "alpha": cfg.alpha,
@@ -111,8 +128,18 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
     }
 
 
-#: The file that marks a directory as a deid-bench report (and names its command).
+#: The file that records a run's command and configuration.
 RUN_FILE = "run.json"
+#: The file that marks a directory as a deid-bench report: its run id and the files the
+#: run wrote (the only ones a later run may replace).
+MARKER = ".deid-bench-report"
+#: Names of the files a run writes (plots: f1_ci.png, learning_curve.png, pr_<corpus>.png).
+KNOWN_OUTPUTS = re.compile(
+    r"(results|significance|operating_points|variant_comparison|peer_comparison|"
+    r"learning_curve)\.csv|run\.json|report\.md|f1_ci\.png|learning_curve\.png|pr_[\w.-]+\.png"
+)
+#: Keys of a run.json the harness wrote (how a report older than :data:`MARKER` is known).
+_RUN_KEYS = ("command", "started", "cells")
 
 
 def _check_writable(path: Path, option: str) -> None:
@@ -130,16 +157,113 @@ def _check_writable(path: Path, option: str) -> None:
         raise UsageError(f"{option} {path}: cannot write in {base} ({exc.strerror})") from None
 
 
-def check_output_dir(out: Path, option: str = "--out") -> None:
-    """Refuse, before the run, an output directory :func:`write_outputs` would not replace."""
+def check_output_dir(
+    out: Path, option: str = "--out", inputs: Iterable[str | os.PathLike[str]] = ()
+) -> None:
+    """Refuse, before the run, an output directory :func:`write_outputs` would not replace:
+    one that is not the harness's report (see the module docstring), or that holds one of
+    ``inputs`` (the run's corpus files and directories, ``--peers`` file ...)."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{option} {out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()) and not (out / RUN_FILE).is_file():
-        raise UsageError(
-            f"{option} {out}: the directory is not empty and is not a previous report (no "
-            f"{RUN_FILE}); choose a new directory"
-        )
+    here = out.resolve()
+    for item in inputs:
+        path = Path(item).resolve()
+        if path == here or path.is_relative_to(here):
+            raise UsageError(
+                f"{option} {out}: holds {item}, an input of this run; replacing the "
+                "directory would delete it (choose another directory)"
+            )
+    if out.is_dir():
+        foreign = _foreign_entries(out)
+        if foreign:
+            raise UsageError(
+                f"{option} {out}: the directory holds {len(foreign)} file(s) this harness did "
+                f"not write there (e.g. {foreign[0]}), and replacing it would delete them; "
+                "choose a new directory"
+            )
     _check_writable(out, option)  # the new report is staged beside it
+
+
+def _foreign_entries(out: Path) -> list[str]:
+    """The entries of ``out`` that no run wrote: all but those its :data:`MARKER` lists,
+    or, without a marker, all of them unless ``out`` is a report from before the marker."""
+    entries = sorted(p.name for p in out.iterdir())
+    if not entries:
+        return []
+    marker = out / MARKER
+    if marker.is_file():
+        try:
+            written = set(json.loads(marker.read_text(encoding="utf-8"))["files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return entries  # not a marker this harness wrote
+        return [name for name in entries if name != MARKER and name not in written]
+    if _legacy_report(out, entries):
+        return []
+    return entries
+
+
+def _legacy_report(out: Path, entries: list[str]) -> bool:
+    """A report written before :data:`MARKER`: a run.json with the harness's keys, and
+    nothing but regular files of the names a run writes."""
+    if RUN_FILE not in entries:
+        return False
+    for name in entries:
+        path = out / name
+        if not KNOWN_OUTPUTS.fullmatch(name) or path.is_symlink() or not path.is_file():
+            return False
+    try:
+        info = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and all(key in info for key in _RUN_KEYS)
+
+
+class OutputLock:
+    """One run at a time on an output directory: an exclusive ``flock`` on
+    ``.NAME.lock`` beside it, taken before the run starts (:meth:`acquire`, a
+    :class:`UsageError` when another run holds it) and released once the report is in
+    place.  The kernel releases it when the process dies, whatever kills it."""
+
+    def __init__(self, out: Path) -> None:
+        out = out.absolute()
+        self.path = out.parent / f".{out.name}.lock"
+        self.fd: int | None = None
+
+    def acquire(self, option: str = "--out") -> OutputLock:
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise UsageError(
+                    f"{option} {self.path.parent / self.path.name[1:-5]}: another run is "
+                    f"writing its report there (lock {self.path}); wait for it to finish or "
+                    "choose another directory"
+                ) from None
+            # the holder before us may have removed the file after we opened it: lock the
+            # file that is at the path now
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
+                self.fd = fd
+                return self
+            os.close(fd)
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)  # while still holding it: see acquire
+        os.close(self.fd)
+        self.fd = None
 
 
 def check_output_file(path: Path, option: str) -> None:
@@ -167,12 +291,20 @@ def write_outputs(
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
         written = _write_all(result, staging, command)
+        _write_marker(staging, result.run_id)
         os.chmod(staging, 0o777 & ~cache.current_umask())  # mkdtemp made it 0700
         _replace_dir(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return {name: Path(out_dir) / path.name for name, path in written.items()}
+
+
+def _write_marker(out: Path, run_id: str) -> None:
+    """:data:`MARKER`: the run id and every file in ``out`` (all written by this run)."""
+    files = sorted(p.name for p in out.iterdir() if p.name != MARKER)
+    content = json.dumps({"deid_bench_report": True, "run_id": run_id, "files": files}, indent=1)
+    cache.atomic_write_text(out / MARKER, content + "\n")
 
 
 def _replace_dir(new: Path, target: Path) -> None:
@@ -193,8 +325,6 @@ def _replace_dir(new: Path, target: Path) -> None:
 
 
 def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str, Path]:
-    import json
-
     from bench import report
 
     paths = {

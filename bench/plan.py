@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.execution import environment
+from bench.overlap import Overlap, check_disjoint, check_splits, compare
 from bench.protocols import Split, grouping_of, make_splits, variant_test
 from bench.run_types import (
     AUGMENTATIONS,
@@ -120,6 +121,8 @@ class Plan:
     skipped: dict[str, int]
     splits: dict[str, list[Split]]
     tasks: list[Task] = field(default_factory=list)
+    #: What comparing training and scored notes by content found (:mod:`bench.overlap`).
+    overlap: Overlap = field(default_factory=Overlap)
 
     @property
     def grouping(self) -> dict[str, str]:
@@ -178,6 +181,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
     wanted: list[str] = []
+    explicit: set[str] = set()  # named on their own, not through ``all`` or ``peers``
     registry_name: dict[str, str] = {}
     for name in names:
         for part in str(name).split(","):
@@ -191,6 +195,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
                     raise UsageError(f"system alias {alias!r} is already a system's name")
                 registry_name[alias] = target
                 wanted.append(alias)
+                explicit.add(alias)
                 continue
             if not part:
                 continue
@@ -200,6 +205,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
                 wanted.extend(n for n, c in known.items() if _external(c))
             elif part in known:
                 wanted.append(part)
+                explicit.add(part)
             else:
                 raise UsageError(
                     f"unknown system {part!r}; known systems: {', '.join(known) or 'none'}"
@@ -233,6 +239,12 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             raise UsageError(f"system {name!r}: {reason}") from None
         if augment != tuple(config.augment) and not tags.requires_training:
             raise UsageError(f"--param {name}.augment: {name!r} is not trained")
+        asked = (
+            name in explicit
+            or name in config.system_params
+            or getattr(entry, "configured", False)
+        )
+        _check_available(name, instance, asked)
         specs[name] = SystemSpec(
             name,
             cls,
@@ -243,6 +255,22 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             augment=augment if tags.requires_training else (),
         )
     return specs
+
+
+def _check_available(name: str, system: Any, asked: bool) -> None:
+    """An external tool that cannot run here is a usage error when the user asked for it
+    (named it, gave it a parameter or configured it in a ``--peers`` file): a run without
+    it is not the run asked for.  One the ``peers`` group brought in as shipped is left to
+    be reported as not run."""
+    from systems.base import SystemUnavailable
+
+    check = getattr(system, "check_available", None)
+    if check is None or not asked:
+        return
+    try:
+        check()
+    except SystemUnavailable as exc:
+        raise UsageError(f"system {name!r} cannot run: {exc}") from None
 
 
 #: The one run-level option a system's ``--param`` may override.
@@ -400,13 +428,22 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
             corpora[name] = preloaded[name]
             skipped.setdefault(name, 0)
 
+    overlap = Overlap(allowed=config.allow_near_duplicates)
     if config.extra_training:
-        from bench.extra_training import check_disjoint, extra_corpus
+        from bench.extra_training import extra_corpus
 
+        extra = extra_corpus(config.extra_training)
+        scored = {s: corpora[s] for s in test_specs}
         try:
-            check_disjoint(extra_corpus(config.extra_training), {s: corpora[s] for s in specs})
+            check_disjoint(extra, scored)
         except ValueError as exc:
             raise UsageError(f"--extra-training {config.extra_training}: {exc}") from None
+        compare(
+            f"--extra-training {config.extra_training}",
+            extra.documents,
+            [d for c in scored.values() for d in c.documents],
+            overlap,
+        )
 
     splits: dict[str, list[Split]] = {}
     for spec in specs:
@@ -428,11 +465,44 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
         except ValueError as exc:
             raise UsageError(f"corpus {spec}: {exc}") from exc
 
-    plan = Plan(systems, corpora, skipped, splits)
+    if config.tune and any(spec.tags.requires_training for spec in systems.values()):
+        _check_inner_folds(splits, corpora, config)
+    check_splits(splits, corpora, overlap)
+    plan = Plan(systems, corpora, skipped, splits, overlap=overlap)
     env = worker_environment(config)
     with environment(env):  # the keys see the dictionaries the workers will use
         plan.tasks = _tasks(systems, corpora, splits, env, config.group_by)
     return plan
+
+
+def _check_inner_folds(
+    splits: Mapping[str, list[Split]], corpora: Mapping[str, Corpus], config: RunConfig
+) -> None:
+    """``--inner-folds K`` can be made of every outer training set: as many documents (or
+    patients, when grouped) as K in each, else a usage error now -- tuning would otherwise
+    select nothing and report the defaults as chosen."""
+    from corpora.folds import groups_of, resolve_group_key
+
+    k = config.inner_folds
+    for name, corpus_splits in splits.items():
+        for split in corpus_splits:
+            if split.protocol == "variant":
+                continue  # the same training documents as its authentic twin
+            docs = corpora[split.train_corpus].documents
+            train = [docs[i] for i in split.train]
+            try:
+                key = resolve_group_key(train, config.group_by)
+            except ValueError as exc:
+                raise UsageError(f"corpus {name}: {exc}") from None
+            groups = groups_of(train, key)
+            have = len(set(groups)) if groups is not None else len(train)
+            if have < k:
+                unit = f"{key} groups" if key else "documents"
+                raise UsageError(
+                    f"--inner-folds {k}: the training part of {split.label} of {name} has "
+                    f"{have} {unit}, too few for {k} inner folds (use --inner-folds {have} "
+                    "or fewer, or more documents)"
+                )
 
 
 def _tasks(

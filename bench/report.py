@@ -39,7 +39,7 @@ from bench.paper_figures import DEPARTURES
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
-from corpora.model import LABELS, OUTSIDE
+from corpora.model import LABELS, OUTSIDE, printable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -513,7 +513,9 @@ def render_report(
 
     out += ["## Corpora: words per class", "", distribution_table(result.corpora), ""]
     out += ["## Time", "", timing_table(info), ""]
-    return "\n".join(out) + "\n"
+    # names, ids and the command line come from files and arguments: no control character
+    # of theirs reaches a reader's terminal or breaks a line of the report
+    return printable("\n".join(out), keep="\n") + "\n"
 
 
 def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
@@ -527,7 +529,8 @@ def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
             "",
             "Each tool is run as it is installed here; a note it crashed on, timed out on or "
             "answered with unreadable output is scored as withheld (every token PHI) unless "
-            "`on_error=fail` (then its cells fail).",
+            "`on_error=fail` (then its cells fail); a tool that failed on every note of a "
+            "fold did not run, and has no score.",
             "",
             _md_table(
                 [[n, s["runs_as"], str(s.get("failed_notes", 0))] for n, s in setups.items()],
@@ -615,7 +618,7 @@ def _grouping(info: Mapping[str, Any]) -> str:
     if len(kinds) == 1:
         what = kinds[0]
         if what == NOT_SPLIT:
-            return f"{what} (the training corpus is another corpus)"
+            return f"{what} (a training corpus is given; see the overlap line below)"
         return f"{what} (no {what} on both sides of a split)" if what != "document" else what
     return "; ".join(f"{c}: {g}" for c, g in grouping.items())
 
@@ -639,7 +642,7 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
         judged = ["authentic", *dict.fromkeys(info.get("augment", ()))]
         lines.append(
             f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
-            f"(`--tune`; {info.get('inner_folds') or DEFAULT_INNER_FOLDS} inner folds, "
+            f"(`--tune`; {_inner_folds(info)}, "
             f"successive halving over each grid, judged on the held-out inner "
             f"parts: {', '.join(judged)}"
             + (
@@ -664,14 +667,61 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"- Learned systems also trained on every document of `{info['extra_training']}` "
             "(`--extra-training`: in every training set, inner folds included; never scored, "
-            "and sharing no document or patient with the scored corpora)"
+            "and checked to share no document id or patient with the scored corpora)"
         )
+    overlap = _overlap_line(info.get("overlap") or {})
+    if overlap:
+        lines.append(overlap)
     if info.get("test_variant"):
         lines.append(
             f"- Also tested on the `{info['test_variant']}` variant of each test fold "
             "(trained on authentic notes only)"
         )
     return lines
+
+
+def _inner_folds(info: Mapping[str, Any]) -> str:
+    """The inner folds tuning used, as the tuned cells recorded them (the option's value
+    only where no cell was tuned in this run, e.g. every cell read from the cache)."""
+    used = sorted(
+        {
+            int(c["fitted"]["inner_folds"])
+            for c in info.get("cells", [])
+            if isinstance(c.get("fitted"), Mapping) and "inner_folds" in c["fitted"]
+        }
+    )
+    asked = info.get("inner_folds") or DEFAULT_INNER_FOLDS
+    if not used:
+        return f"{asked} inner folds"
+    text = " or ".join(str(n) for n in used) + " inner folds"
+    if 0 in used:
+        text += " (0: one candidate and no threshold, nothing to select)"
+    return text
+
+
+def _overlap_line(overlap: Mapping[str, Any]) -> str:
+    """What comparing training and scored notes by content found (:mod:`bench.overlap`),
+    as measured when the run was planned."""
+    sources = overlap.get("sources") or {}
+    if not sources:
+        return ""
+    near = int(overlap.get("near_duplicates") or 0)
+    compared = ", ".join(f"{name} ({c['scored']} scored notes)" for name, c in sources.items())
+    if not near:
+        return (
+            f"- Training vs scored notes, compared by text: none identical, none the same "
+            f"note with other PHI ({compared})"
+        )
+    which = "; ".join(
+        f"{c['near_duplicates']} of {c['scored']} against {name}"
+        for name, c in sources.items()
+        if c["near_duplicates"]
+    )
+    return (
+        f"- **Near-duplicates scored** (`--allow-near-duplicates`): scored notes that are "
+        f"training notes with other PHI: {which}.  Their scores measure how well a model "
+        "recalls notes it was trained on, not how it does on new notes"
+    )
 
 
 def _slug(name: str) -> str:

@@ -10,6 +10,7 @@ other.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -128,6 +129,8 @@ class RunConfig:
     #: Corpus whose documents join every training set and are never scored
     #: (:mod:`bench.extra_training`).
     extra_training: str | None = None
+    #: Score notes that are near-duplicates of training notes (:mod:`bench.overlap`).
+    allow_near_duplicates: bool = False
     lenient: bool = False
     n_documents: int | None = None
     phi_rate: float = 1.0
@@ -256,6 +259,10 @@ class RunResult:
     #: Wall seconds of the run's steps in this process: ``plan`` (loading and tokenizing
     #: corpora), ``execute`` (the cells, on every worker), ``score`` (tables and tests).
     phases: dict[str, float] = field(default_factory=dict)
+    #: Training and scored notes compared by content (:meth:`bench.overlap.Overlap.as_dict`).
+    overlap: dict[str, Any] = field(default_factory=dict)
+    #: The run's id, in run.json and the report directory's marker (bench.outputs).
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def failed(self) -> bool:

@@ -13,6 +13,7 @@ A run is a pipeline of small typed steps, each a module with one entry point::
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -61,6 +62,9 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         for o in outcomes
         if not o.ok
     ]
+    if config.show_progress:  # scoring a very long note takes seconds: say it has started
+        scored = sum(o.n_tokens for o in outcomes if o.ok)
+        print(f"scoring {scored:,} labelled tokens of {len(outcomes)} cells", file=sys.stderr)
     scorer = Scorer(outcomes, plan.corpora, plan.splits, plan.systems, config)
     fresh = any(not o.cached for o in outcomes)  # else the scores are cached too, mostly
     if fresh and workers_for(config.jobs) > 1 and len(plan.splits) > 1:
@@ -105,6 +109,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         grouping=plan.grouping,
         curves=curves,
         peer_comparison=peer_comparison,
+        overlap=plan.overlap.as_dict(),
         phases={
             "plan": round(t_plan - t0, 2),
             "execute": round(t_execute - t_plan, 2),

@@ -1,74 +1,51 @@
-"""Remove document text from a failing system's error message before it is reported.
+"""What of a failing system's exception may be reported: its type and where it was raised.
 
-A system's exception message goes to report.md, run.json and the console, which are meant
-to be shared; a system (often a plug-in) may put note text into it -- ``KeyError: 'Smith'``,
-``ValueError: cannot parse date 3/14/2004``.  The full message is kept only in the
-owner-only ``--errors`` file.  Two rules, chosen to fail safe rather than to read well:
+A system's exception goes to report.md, run.json and the console, which are meant to be
+shared, and a system (often a plug-in) may put note text into its message at any length:
+``KeyError: 'Joe'``, ``ValueError: cannot parse date 5/18``, a message in another script
+(``李小龍``).  No filter over the message can tell a three-letter name from an English word,
+so the message is not reported at all: the exception type and the innermost code location
+say which system failed where, and the full message with its traceback goes only to the
+owner-only ``--errors`` file.
 
-* every quoted string (``'…'``, ``"…"``, ``` `…` ```) is replaced by ``'…'``: Python's own
-  messages quote the offending value (``KeyError``, ``int()``, ``float()``, ``repr``), and
-  a value a system transformed (lower-cased, joined) no longer matches the notes;
-* every run of consecutive words and numbers that each occur in the documents the system
-  was given (compared case-insensitively, as whole words) is replaced by ``…`` when the run
-  has at least :data:`MIN_SCRUBBED_CHARS` letters and digits: a name, a date such as
-  ``3/14/2004`` or an ID goes, a lone short word such as ``of`` stays.
-
-Ordinary English words that also occur in the notes are removed too (``list index out of
-range`` may read ``… index …``): the exception type and the code location stay, and the
-full message is one ``--errors`` file away.
+Kept as written are only the messages the harness or a system's author composed without
+note text, because they are instructions (how to install a tool, which resource is
+missing): :class:`systems.base.SystemUnavailable` and :class:`systems.base.HarnessError`
+(ids, counts and file names only), and a missing NLTK resource.  ``SystemExit`` keeps its
+exit status when that is a number.  Control characters are escaped in all of them
+(:func:`corpora.model.printable`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+import traceback
+from pathlib import Path
 
-from corpora.model import Document
+from corpora.model import printable
+from corpora.nlp import MissingResourceError
+from systems.base import HarnessError, SystemUnavailable
 
-#: Runs of note words shorter than this (letters and digits) are kept: ``of``, ``12``.
-MIN_SCRUBBED_CHARS = 4
-#: Longest reported message (after scrubbing); the rest is cut.
+#: Longest reported message; the rest is cut.
 MAX_MESSAGE_CHARS = 300
 MASK = "…"
 
-_QUOTED = re.compile(r"""[bruf]?'(?:[^'\\\n]|\\.)*'|[bruf]?"(?:[^"\\\n]|\\.)*"|`[^`\n]*`""")
-_PIECE = re.compile(r"[^\W_]+")  # a word or a number (letters/digits, no underscore)
+
+def describe(exc: BaseException) -> str:
+    """``Type at file.py:line`` (see the module docstring for the messages kept)."""
+    if isinstance(exc, SystemUnavailable):
+        return _cut(printable(str(exc)))
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+    name = type(exc).__name__
+    if isinstance(exc, HarnessError | MissingResourceError):
+        return _cut(printable(f"{name}: {exc}")) + printable(where)
+    if isinstance(exc, SystemExit) and isinstance(exc.code, int):
+        return f"{name}: {exc.code}{printable(where)}"
+    return f"{name}{printable(where)}"
 
 
-def vocabulary(documents: Iterable[Document]) -> frozenset[str]:
-    """Every word and number of the documents, lower-cased."""
-    words: set[str] = set()
-    for doc in documents:
-        words.update(_PIECE.findall(doc.text.lower()))
-    return frozenset(words)
-
-
-def scrub(message: str, vocab: frozenset[str]) -> str:
-    """``message`` with quoted strings and runs of note words replaced (see the module)."""
-    text = _QUOTED.sub(f"'{MASK}'", message)
-    out: list[str] = []
-    last = 0  # end of the text already copied to ``out``
-    run_start = run_end = -1
-    run_chars = 0
-
-    def close_run() -> None:
-        nonlocal last
-        if run_start >= 0:
-            out.append(text[last:run_start])
-            out.append(MASK if run_chars >= MIN_SCRUBBED_CHARS else text[run_start:run_end])
-            last = run_end
-
-    for m in _PIECE.finditer(text):
-        if m.group().lower() in vocab:
-            if run_start < 0:
-                run_start = m.start()
-            run_end, run_chars = m.end(), run_chars + len(m.group())
-            continue
-        close_run()
-        run_start, run_chars = -1, 0
-    close_run()
-    out.append(text[last:])
-    cleaned = " ".join("".join(out).split())
-    if len(cleaned) > MAX_MESSAGE_CHARS:
-        cleaned = cleaned[: MAX_MESSAGE_CHARS - 1] + MASK
-    return cleaned
+def _cut(message: str) -> str:
+    message = " ".join(message.split())
+    if len(message) > MAX_MESSAGE_CHARS:
+        return message[: MAX_MESSAGE_CHARS - 1] + MASK
+    return message

@@ -214,10 +214,9 @@ class Tuned(Wrapper):
         start = time.perf_counter()
         grid = candidates(self.system.search_space()) or [{}]
         scored = self.system.tags().scores_tokens and accepts(self.system, THRESHOLD)
-        try:
-            folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
-        except ValueError:  # fewer documents (or groups) than inner folds: nothing to select on
-            folds = []
+        # fewer documents (or groups) than inner folds is an error, never "nothing selected"
+        # reported as a selection (the run refuses it while planning, bench.plan)
+        folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose
         with stages.stage(stages.INNER):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
 import stat
 import sys
 import tempfile
@@ -123,7 +124,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | No
     """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    # the writer's pid in the name: a file left by a killed writer is told from one being
+    # written (sweep_stale_temporaries)
+    fd, tmp = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
         # mkstemp creates 0600; a result file gets the permissions a plain open() would
         # (0666 minus the umask) unless the caller asks for something stricter.
@@ -169,6 +174,52 @@ def store(namespace: str, key: str, value: Any) -> None:
 
 
 _WRITE_FAILED: set[str] = set()
+#: Cache directories swept of stale temporary files by this process.
+_SWEPT: set[str] = set()
+#: A temporary file of :func:`atomic_write_bytes`: ``.NAME.PID.RANDOM.tmp``.
+_TEMPORARY = re.compile(r"\..+\.(\d+)\.\w+\.tmp")
+#: Seconds a temporary file of a writer that is gone is left alone (a writer on another
+#: machine sharing the directory has a pid that means nothing here).
+STALE_SECONDS = 600
+
+
+def sweep_stale_temporaries(directory: Path) -> int:
+    """Delete the temporary files in ``directory`` that a killed writer left (``SIGKILL``
+    and power loss skip its clean-up): those whose writer's process is gone and that have
+    not changed for :data:`STALE_SECONDS`.  Once per directory per process; returns the
+    number deleted."""
+    import time
+
+    if str(directory) in _SWEPT:
+        return 0
+    _SWEPT.add(str(directory))
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        match = _TEMPORARY.fullmatch(entry.name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process, or not a pid: leave its file
+    return True
 
 
 def write_entry(relative: str | os.PathLike[str], data: bytes) -> bool:
@@ -179,6 +230,7 @@ def write_entry(relative: str | os.PathLike[str], data: bytes) -> bool:
     try:
         make_private_dirs(target.parent)
         atomic_write_bytes(target, data, mode=PRIVATE_FILE_MODE)
+        sweep_stale_temporaries(target.parent)
     except (OSError, CacheError) as exc:
         if str(root) not in _WRITE_FAILED:
             _WRITE_FAILED.add(str(root))

@@ -14,6 +14,7 @@ categories map onto it.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -46,6 +47,27 @@ FLAG_NOT_IN_DICTIONARY = "not_in_dictionary"
 PEOPLE_LOCATIONS_ORGANIZATIONS: frozenset[str] = frozenset(
     {"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"}
 )
+
+
+#: C0 and C1 control characters, DEL, and the Unicode line/paragraph separators and
+#: bidirectional overrides: bytes a terminal acts on (clear the screen, retitle the window)
+#: or that reorder what a reader sees.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with every control character but those in ``keep`` (``"\\n"`` for a
+    multi-line table) written as an escape (``\\x1b``, ``\\n``).
+
+    Everything the harness prints or writes into a report may hold a file name, a record
+    id or a system's name taken from a file: a crafted one could otherwise drive the
+    terminal (an escape sequence that clears the screen) or break a report line.
+    """
+    def escape(m: re.Match[str]) -> str:
+        ch = m.group()
+        return ch if ch in keep else ch.encode("unicode_escape").decode("ascii")
+
+    return _CONTROL.sub(escape, text)
 
 
 def is_phi(label: str) -> bool:
@@ -83,7 +105,7 @@ class CorpusError(ValueError):
         if self.offset is not None:
             where.append(f"offset {self.offset}")
         location = ", ".join(where)
-        return f"{location}: {self.reason}" if location else self.reason
+        return printable(f"{location}: {self.reason}" if location else self.reason)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -167,6 +189,37 @@ class Document:
             h.update(f"\1{m.start}:{m.end}:{m.flag}".encode())
         return h.hexdigest()
 
+    @cached_property
+    def text_key(self) -> str:
+        """A hash of the note's text alone, normalised (case-folded, runs of white space as
+        one space): the same note under another id, file or layout has the same key, so
+        training and scored notes are compared by what they say (:mod:`bench.overlap`)."""
+        return _text_hash(self.text)
+
+    @cached_property
+    def context_key(self) -> str:
+        """:attr:`text_key` of the note with each gold PHI phrase replaced by one marker:
+        the same note with other names, dates or places (a surrogate or unseen variant, a
+        copy re-identified by hand) has the same key -- a near-duplicate."""
+        return _text_hash(self._context)
+
+    @cached_property
+    def context_words(self) -> int:
+        """How many words the note has outside its PHI phrases (what :attr:`context_key`
+        stands for: a short form filled in for many patients has few)."""
+        return len(self._context.split()) - len(self.spans)
+
+    @cached_property
+    def _context(self) -> str:
+        parts: list[str] = []
+        last = 0
+        for span in self.spans:
+            parts.append(self.text[last : span.start])
+            parts.append(" \x00 ")
+            last = span.end
+        parts.append(self.text[last:])
+        return "".join(parts)
+
     def span_text(self, span: Span | Mark) -> str:
         return self.text[span.start : span.end]
 
@@ -177,8 +230,8 @@ class Document:
         previous: Span | None = None
         for span in self.spans:
             if span.category not in LABELS:
-                raise CorpusError(
-                    f"unknown category {span.category!r}",
+                raise CorpusError(  # the value is not shown: it was read from a file
+                    f"unknown category (expected one of {', '.join(LABELS)})",
                     file=file,
                     record=self.id,
                     offset=span.start,
@@ -198,6 +251,11 @@ class Document:
                     offset=span.start,
                 )
             previous = span
+
+
+def _text_hash(text: str) -> str:
+    normalised = " ".join(text.casefold().split())
+    return hashlib.blake2b(normalised.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)

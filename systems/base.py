@@ -92,12 +92,23 @@ class FitContext:
         return h.hexdigest()
 
 
-class SystemUnavailable(RuntimeError):
+class HarnessError(RuntimeError):
+    """An error whose message the harness (or a system's author) wrote from ids, counts
+    and file names only, never from note text: reports show it as it is
+    (:mod:`bench.scrub`), where any other exception shows only its type and location."""
+
+
+class SystemUnavailable(HarnessError):
     """The system cannot run on this machine (an optional package or tool is missing).
 
     The runner reports such a system as *skipped* with this message (which must say how to
     install what is missing), not as failed.
     """
+
+
+class CannotStart(HarnessError):
+    """An external tool's program could not be started (missing, not executable): the
+    system failed as a whole, and no note of it is scored."""
 
 
 class System(ABC):
@@ -389,6 +400,10 @@ class Preset:
     cls: type[System]
     params: Mapping[str, Any]
     description: str
+    #: Configured by the user (a ``--peers`` file), not shipped: a run that chooses it
+    #: with the ``peers`` group asked for it all the same, so one that cannot run is a
+    #: usage error rather than a system skipped.
+    configured: bool = False
 
     @property
     def requires_training(self) -> bool:
@@ -399,11 +414,18 @@ class Preset:
 
 
 def register_preset(
-    name: str, cls: type[System], params: Mapping[str, Any], description: str
+    name: str,
+    cls: type[System],
+    params: Mapping[str, Any],
+    description: str,
+    *,
+    configured: bool = False,
 ) -> Preset:
     """Register ``cls`` with ``params`` as the system ``name`` (see :class:`Preset`); the
     parameters are checked against ``cls``'s constructor first."""
-    preset = Preset(name, cls, dict(params_from_mapping(cls, params)), description)
+    preset = Preset(
+        name, cls, dict(params_from_mapping(cls, params)), description, configured=configured
+    )
     # a preset replaces a preset of the same name (a configuration file read again); a
     # name taken by a system class is an error (corpora.registry.Registry.add)
     SYSTEMS.add(name, preset, description)  # type: ignore[arg-type]

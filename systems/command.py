@@ -40,6 +40,7 @@ import importlib
 import os
 import pkgutil
 import shlex
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -55,11 +56,21 @@ from systems.base import (
     register,
     register_preset,
 )
-from systems.external import ExternalSystem, FoundSpan, NoteError, files_fingerprint, run_tool
+from systems.external import (
+    OUTPUT_FACTOR,
+    ExternalSystem,
+    FoundSpan,
+    NoteError,
+    files_fingerprint,
+    output_limit,
+    run_tool,
+)
 from systems.span_recovery import FORMATS, OFFSET_UNITS, recover_spans
 
 #: Environment variable naming the TOML file of external systems (``--peers`` sets it).
 ENV_PEERS = "DEID_BENCH_PEERS"
+#: Suffixes of the script files a command may name by a relative path (checked to exist).
+SCRIPT_SUFFIXES = (".py", ".pl", ".pm", ".sh", ".rb", ".js", ".jar", ".R", ".r", ".lua", ".php")
 
 
 @register
@@ -88,6 +99,9 @@ class CommandSystem(ExternalSystem):
     base_dir:
         Where relative paths in ``cmd`` are found ("": the directory the harness was
         started in; a TOML file's presets: that file's directory).
+    max_output:
+        The most output a note may get, in bytes per byte of the note (plus 1 MiB,
+        :func:`systems.external.output_limit`); a tool that writes more fails on the note.
     """
 
     name = "command"
@@ -105,6 +119,7 @@ class CommandSystem(ExternalSystem):
         on_error: str = "redact",
         tool: str = "",
         base_dir: str = "",
+        max_output: float = OUTPUT_FACTOR,
     ) -> None:
         self.cmd = cmd
         self.output = output
@@ -115,6 +130,7 @@ class CommandSystem(ExternalSystem):
         self.on_error = on_error
         self.tool = tool
         self.base_dir = base_dir
+        self.max_output = max_output
 
     def check_params(self) -> None:
         super().check_params()
@@ -132,6 +148,8 @@ class CommandSystem(ExternalSystem):
             raise ValueError(f"timeout {self.timeout!r}: a positive number of seconds")
         if not 0 <= self.min_kept <= 1:
             raise ValueError(f"min_kept {self.min_kept!r}: between 0 and 1")
+        if not (isinstance(self.max_output, int | float) and self.max_output > 0):
+            raise ValueError(f"max_output {self.max_output!r}: a positive number")
 
     def runs_as(self) -> str:
         return f"`{self.cmd}` once per note, output read as {self.output}"
@@ -172,12 +190,40 @@ class CommandSystem(ExternalSystem):
             argv.append(w)
         return argv, uses_input, uses_output
 
-    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+    def check_available(self) -> None:
+        """The command is not empty, its program exists and is executable, and every
+        script it names by a relative path (``{python} redact.py``) exists."""
+        name = self.tool or self.name
         if not self.cmd.strip():
             raise SystemUnavailable(
-                "no command given: --param command.cmd='TOOL {input}' or a --peers file "
-                "(docs/peers.md)"
+                f"{name}: no command given: --param {name}.cmd='TOOL {{input}}' or a --peers "
+                "file (docs/peers.md)"
             )
+        words = self._words()
+        program = words[0].replace("{python}", sys.executable)
+        if "{" in program:
+            return  # a placeholder the harness fills per note: nothing to check here
+        if os.sep in program:
+            path = Path(program) if os.path.isabs(program) else Path(self.base_dir or ".") / program
+            found = str(path) if path.is_file() and os.access(path, os.X_OK) else None
+        else:
+            found = shutil.which(program)
+        if found is None:
+            raise SystemUnavailable(
+                f"{name}: cannot start {Path(program).name}: no executable program by that "
+                "name (check the command and PATH)"
+            )
+        for word in words[1:]:
+            if "{" in word or word.startswith("-") or Path(word).suffix not in SCRIPT_SUFFIXES:
+                continue
+            if not Path(word).is_absolute() and not (Path(self.base_dir or ".") / word).is_file():
+                raise SystemUnavailable(
+                    f"{name}: the command names {Path(word).name}, which does not exist in "
+                    f"{self.base_dir or 'the current directory'}"
+                )
+
+    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+        self.check_available()
         return [self._one(doc) for doc in documents]
 
     def _one(self, doc: Document) -> list[FoundSpan] | NoteError:
@@ -187,17 +233,21 @@ class CommandSystem(ExternalSystem):
             data = doc.text.encode("utf-8", "surrogatepass")
             if uses_input:
                 (workdir / "note.txt").write_bytes(data)
+            limit = output_limit(len(data), float(self.max_output))
             try:
                 out = run_tool(
                     argv,
                     stdin=None if uses_input else data,
                     cwd=workdir,
                     timeout=float(self.timeout),
+                    max_output=limit,
                 )
                 if uses_output:
                     target = workdir / "out.txt"
-                    if not target.exists():
+                    if not target.is_file():
                         return NoteError("wrote no output file")
+                    if target.stat().st_size > limit:
+                        return NoteError(f"wrote more than {limit:,} bytes of output for the note")
                     out = target.read_bytes()
                 try:
                     text = out.decode("utf-8")
@@ -211,7 +261,16 @@ class CommandSystem(ExternalSystem):
                     min_kept=self.min_kept,
                 )
             except NoteError as exc:
+                if _largest_file(workdir) >= limit:
+                    # a tool that ignores SIGXFSZ (Python does) fails its write instead
+                    return NoteError(f"wrote more than {limit:,} bytes of output for the note")
                 return exc
+
+
+def _largest_file(directory: Path) -> int:
+    """The size of the largest file the tool left in its working directory."""
+    sizes = [p.stat().st_size for p in directory.rglob("*") if p.is_file()]
+    return max(sizes, default=0)
 
 
 # --------------------------------------------------------------------------- TOML presets
@@ -255,7 +314,7 @@ def load_presets(path: str | os.PathLike[str]) -> list[Preset]:
         try:
             params = params_from_mapping(cls, params)
             cls(**params).check_params()
-            presets.append(register_preset(name, cls, params, description))
+            presets.append(register_preset(name, cls, params, description, configured=True))
         except (TypeError, ValueError) as exc:
             raise PeerFileError(f"{where}: {exc}") from None
     return presets

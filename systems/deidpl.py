@@ -60,6 +60,7 @@ from systems.external import (
     NoteError,
     byte_to_char_offsets,
     files_fingerprint,
+    output_limit,
     run_tool,
 )
 
@@ -184,6 +185,9 @@ class DeidPl(ExternalSystem):
             raise SystemUnavailable(f"deid.pl configuration {config} not found")
         return home, config, perl
 
+    def check_available(self) -> None:
+        self._require()
+
     def check_params(self) -> None:
         super().check_params()
         if not (isinstance(self.timeout, int | float) and self.timeout > 0):
@@ -261,14 +265,17 @@ class DeidPl(ExternalSystem):
             for entry in home.iterdir():
                 if not entry.name.startswith("id."):
                     (work / entry.name).symlink_to(entry.resolve())
-            (work / "notes.text").write_bytes("".join(parts).encode("utf-8", "surrogatepass"))
+            data = "".join(parts).encode("utf-8", "surrogatepass")
+            (work / "notes.text").write_bytes(data)
+            limit = output_limit(len(data))
             run_tool(
                 [perl, "-I.", "deid.pl", "notes", str(config.resolve())],
                 cwd=work,
                 timeout=STARTUP_SECONDS + float(self.timeout) * len(documents),
+                max_output=limit,
             )
-            phi = _read(work / "notes.phi")
-            info = _read(work / "notes.info")
+            phi = _read(work / "notes.phi", limit)
+            info = _read(work / "notes.info", limit)
         offsets = _sections(phi)
         types = _sections(info)
         label_of = self._label_of()
@@ -285,9 +292,11 @@ class DeidPl(ExternalSystem):
         return out
 
 
-def _read(path: Path) -> str:
-    if not path.exists():
+def _read(path: Path, limit: int) -> str:
+    if not path.is_file():
         raise NoteError(f"deid.pl wrote no {path.suffix} file")
+    if path.stat().st_size > limit:
+        raise NoteError(f"deid.pl wrote more than {limit:,} bytes to its {path.suffix} file")
     return path.read_bytes().decode("utf-8", "surrogateescape")
 
 

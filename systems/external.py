@@ -55,8 +55,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from corpora.model import LABELS, OUTSIDE, PHI, Document
-from systems.base import System
+from corpora.model import LABELS, OUTSIDE, PHI, Document, printable
+from systems.base import CannotStart, HarnessError, System
 
 #: How a note the tool failed on is scored (see the module docstring).
 ON_ERROR = ("redact", "fail")
@@ -249,6 +249,24 @@ def die_with_parent() -> None:
         prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
 
 
+#: A tool's output for one note may be this many times the note's size in bytes ...
+OUTPUT_FACTOR = 20
+#: ... plus this many bytes (span lines for a short note with many PHI, a tool's banner).
+OUTPUT_FLOOR = 1 << 20
+#: Seconds to wait for the end of a tool's output after its process has exited: a helper
+#: it left running may hold the pipe open for ever, and what it wrote before exiting is
+#: its answer.
+EXIT_GRACE_SECONDS = 1.0
+#: Bytes of a tool's stderr kept (only its line count is ever shown).
+STDERR_KEPT = 1 << 16
+
+
+def output_limit(note_bytes: int, factor: float = OUTPUT_FACTOR) -> int:
+    """The most bytes of output a tool may write for ``note_bytes`` of input (a generous
+    multiple: span lines and redacted text are about the note's size or less)."""
+    return int(OUTPUT_FLOOR + factor * note_bytes)
+
+
 def run_tool(
     argv: Sequence[str],
     *,
@@ -256,17 +274,29 @@ def run_tool(
     cwd: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
+    max_output: int | None = None,
 ) -> bytes:
-    """Run a tool and return its stdout; ``NoteError`` when it cannot start, exits non-zero
-    or spends more than ``timeout`` CPU seconds (each of its processes; the wall-clock
-    backstop kills its whole process group, so a tool that started helpers leaves none
-    behind).  On Linux the tool is also killed when the harness dies
-    (:func:`die_with_parent`)."""
+    """Run a tool and return its stdout.
+
+    Raises :class:`systems.base.CannotStart` when the program cannot be started, and
+    :class:`NoteError` when it exits non-zero, spends more than ``timeout`` CPU seconds
+    (each of its processes), outlives ``timeout x`` :data:`WALL_CLOCK_FACTOR` wall-clock
+    seconds, or writes more than ``max_output`` bytes (to stdout, or to any file:
+    ``RLIMIT_FSIZE``).
+
+    Bounded whatever the tool does with its pipes: every read waits until a deadline, never
+    for an end of output, so a helper the tool left behind holding stdout cannot keep the
+    run waiting; once the tool's own process has exited, what it wrote is its answer
+    (after :data:`EXIT_GRACE_SECONDS` for the rest to drain), and its process group is
+    killed.  On Linux the tool is also killed when the harness dies (:func:`die_with_parent`).
+    """
 
     def prepare() -> None:
         die_with_parent()
         if timeout is not None:
             limit_cpu(timeout)
+        if max_output is not None:
+            _limit_file_size(max_output)
 
     try:
         proc = subprocess.Popen(
@@ -279,37 +309,127 @@ def run_tool(
             start_new_session=True,
             preexec_fn=prepare,
         )
-    except OSError as exc:
-        raise NoteError(f"cannot start {Path(argv[0]).name}: {exc.strerror or exc}") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise CannotStart(f"cannot start {Path(argv[0]).name}: {reason}") from None
+    wall = None if timeout is None else timeout * WALL_CLOCK_FACTOR
     try:
-        wall = None if timeout is None else timeout * WALL_CLOCK_FACTOR
-        out, err = proc.communicate(stdin, timeout=wall)
-    except subprocess.TimeoutExpired:
+        out, err, overflow, waited = _exchange(proc, stdin, wall, max_output)
+    finally:
         _kill_group(proc)
-        raise timeout_error(None, float(timeout or 0), waited=True) from None
-    except BaseException:
-        _kill_group(proc)
-        raise
+    if overflow or (max_output is not None and proc.returncode == -signal.SIGXFSZ):
+        raise NoteError(f"wrote more than {max_output:,} bytes of output for the note")
+    if waited:  # the deadline passed with the tool still running (then killed)
+        raise timeout_error(None, float(timeout or 0), waited=True)
     if timeout is not None and proc.returncode == -signal.SIGXCPU:
         raise timeout_error(proc.returncode, timeout, waited=False)
     if proc.returncode != 0:
         how = (
             f"killed by signal {-proc.returncode}"
-            if proc.returncode < 0
+            if proc.returncode is not None and proc.returncode < 0
             else f"exited with code {proc.returncode}"
         )
-        lines = len(err.splitlines())
+        lines = err.count(b"\n") + (1 if err and not err.endswith(b"\n") else 0)
         shown = f" ({lines} line(s) on stderr, not shown: they may quote the note)" if lines else ""
         raise NoteError(how + shown)
     return out
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _limit_file_size(limit: int) -> None:
+    """In the tool's process: no file it writes may grow past ``limit`` bytes (the kernel
+    sends ``SIGXFSZ``), so a runaway answer cannot fill the disk."""
     try:
+        import resource
+    except ImportError:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def _exchange(
+    proc: subprocess.Popen[bytes],
+    data: bytes | None,
+    wall: float | None,
+    max_output: int | None,
+) -> tuple[bytes, bytes, bool, bool]:
+    """Feed ``data`` to the tool and read its stdout and stderr until both end, the tool
+    exits (plus :data:`EXIT_GRACE_SECONDS`), the wall-clock deadline passes or stdout
+    passes ``max_output`` bytes.  Returns (stdout, stderr, overflowed, deadline passed)."""
+    import selectors
+
+    deadline = None if wall is None else time.monotonic() + wall
+    exited_at: float | None = None
+    out, err = bytearray(), bytearray()
+    pending = memoryview(data or b"")
+    with selectors.DefaultSelector() as sel:
+        assert proc.stdout is not None and proc.stderr is not None
+        for stream in (proc.stdout, proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream, selectors.EVENT_READ)
+        if proc.stdin is not None:
+            if pending:
+                os.set_blocking(proc.stdin.fileno(), False)
+                sel.register(proc.stdin, selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+        while sel.get_map():
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            limits = [0.2]  # re-check the process now and then: it may exit silently
+            if deadline is not None:
+                limits.append(deadline - now)
+            if exited_at is not None:
+                limits.append(exited_at + EXIT_GRACE_SECONDS - now)
+            wait = min(limits)
+            if wait <= 0:
+                break
+            for key, _ in sel.select(wait):
+                stream = key.fileobj
+                if stream is proc.stdin:
+                    try:
+                        pending = pending[os.write(proc.stdin.fileno(), pending[: 1 << 16]) :]
+                    except (BrokenPipeError, BlockingIOError) as exc:
+                        if isinstance(exc, BlockingIOError):
+                            continue
+                        pending = memoryview(b"")  # the tool stopped reading: its business
+                    if not pending:
+                        sel.unregister(stream)
+                        proc.stdin.close()
+                    continue
+                chunk = os.read(stream.fileno(), 1 << 16)  # type: ignore[union-attr]
+                if not chunk:
+                    sel.unregister(stream)
+                elif stream is proc.stdout:
+                    out += chunk
+                    if max_output is not None and len(out) > max_output:
+                        return bytes(out[:max_output]), bytes(err), True, False
+                elif len(err) < STDERR_KEPT:
+                    err += chunk[: STDERR_KEPT - len(err)]
+    if proc.poll() is None and exited_at is None:
+        # stdout and stderr ended but the tool still runs: wait for it, to the deadline
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(left)
+    waited = proc.poll() is None
+    return bytes(out), bytes(err), False, waited
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the tool's process group (helpers it started included), close the pipes
+    without waiting for their end, and reap the tool."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-    proc.communicate()
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(5)
 
 
 #: The child of :func:`run_isolated`: reads the parent's ``sys.path``, then the work.
@@ -495,6 +615,11 @@ class ExternalSystem(System):
         """One line for the report: which tool, which version and configuration ran."""
         return type(self).description
 
+    def check_available(self) -> None:
+        """Raise :class:`systems.base.SystemUnavailable` (saying what is missing) when the
+        tool cannot run here.  Called when a run is planned, so a tool that was asked for
+        and cannot start is a usage error before any work, and again before each cell."""
+
     # -- shared ------------------------------------------------------------------------------
     @property
     def display_name(self) -> str:
@@ -517,7 +642,7 @@ class ExternalSystem(System):
         found = self.find_spans(documents)
         self.tool_seconds_ = time.perf_counter() - start
         if len(found) != len(documents):
-            raise RuntimeError(
+            raise HarnessError(
                 f"{self.display_name}: {len(found)} results for {len(documents)} notes"
             )
         label_of = self._label_of()
@@ -533,15 +658,23 @@ class ExternalSystem(System):
             if isinstance(got, NoteError):
                 failures.append({"document": doc.id, "error": str(got)})
                 scored = " (scored as withheld: every token PHI)" if withheld else ""
-                print(f"{self.display_name}: note {doc.id}: {got}{scored}", file=sys.stderr)
+                line = f"{self.display_name}: note {doc.id}: {got}{scored}"
+                print(printable(line), file=sys.stderr)
                 out.append([PHI] * len(doc.tokens))
             else:
                 out.append(spans_to_labels(doc, got, label_of))
         self.note_failures_ = failures
+        if failures and len(failures) == len(documents):
+            # no answer for any note: the tool does not run here, and scoring every note
+            # as withheld would give it a recall of 100
+            raise HarnessError(
+                f"{self.display_name} failed on every note ({len(failures)}), e.g. "
+                f"{failures[0]['document']}: {failures[0]['error']}"
+            )
         if failures and self.on_error == "fail":
             listed = "; ".join(f"{f['document']}: {f['error']}" for f in failures[:5])
             more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
-            raise RuntimeError(
+            raise HarnessError(
                 f"{self.display_name} failed on {len(failures)} note(s): {listed}{more}"
             )
         self.runs_as_ = self.runs_as()

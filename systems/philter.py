@@ -138,9 +138,12 @@ class Philter(ExternalSystem):
         )
         return f"philter-lite {_version()}, {which}, {how}"
 
-    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+    def check_available(self) -> None:
         if _version() is None:
             raise SystemUnavailable(f"philter-lite is not installed: {INSTALL}")
+
+    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+        self.check_available()
         nlp.require("averaged_perceptron_tagger_eng")
         path = self._filter_path()
         code = cache.make_key(_version(), files_fingerprint([path]))

@@ -142,7 +142,7 @@ class Presidio(ExternalSystem):
         info["nlp"] = self.pipeline() or "none: " + PATTERN_ONLY
         return info
 
-    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+    def check_available(self) -> None:
         if _version() is None:
             raise SystemUnavailable(f"presidio-analyzer is not installed: {INSTALL}")
         pipeline = self.pipeline()
@@ -151,6 +151,10 @@ class Presidio(ExternalSystem):
                 f"spaCy pipeline {pipeline!r} is not installed (install it, or use "
                 "--param presidio.model=none for the pattern recognizers only)"
             )
+
+    def find_spans(self, documents: Sequence[Document]) -> list[list[FoundSpan] | NoteError]:
+        self.check_available()
+        pipeline = self.pipeline()
         analyzer = _analyzer(pipeline)
         keep = [e for e in analyzer.get_supported_entities() if self._label_of()(e) != "O"]
         out: list[list[FoundSpan] | NoteError] = []

@@ -26,6 +26,9 @@ from defusedxml.common import DefusedXmlException
 from corpora.load import ReadResult
 from corpora.model import CorpusError, Document, Mark, Span
 
+#: The UTF-8 byte-order mark some editors put at the start of a text file.
+BOM = b"\xef\xbb\xbf"
+
 
 @dataclass
 class Leniency:
@@ -82,7 +85,9 @@ def decode(
             offset=base + exc.start,
         ) from exc
     except LookupError as exc:
-        raise CorpusError(f"unknown encoding {encoding!r}", file=file, record=record) from exc
+        raise CorpusError(
+            "unknown encoding named in the file's XML declaration", file=file, record=record
+        ) from exc
 
 
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
@@ -95,7 +100,7 @@ def decode_xml(data: bytes, *, file: str, record: str | None = None) -> str:
     i2b2 2006 layout), else ``record``; its offset counts the bytes of the original file.
     """
     base = 0
-    if data.startswith(b"\xef\xbb\xbf"):
+    if data.startswith(BOM):
         data, base = data[3:], 3
     match = _XML_DECL.match(data[:200])
     encoding = match.group(1).decode("ascii").lower() if match else "utf-8"
@@ -259,9 +264,33 @@ def parse_offset(value: str | None, *, name: str, file: str, record: str, where:
     if value is None:
         raise CorpusError(f"{where}missing {name}", file=file, record=record)
     if not _ASCII_DIGITS.fullmatch(value):
+        # the value read is not shown: in a file with its columns in another order it is
+        # a word of the note (a name, a place)
         raise CorpusError(
-            f"{where}{name} {value[:20]!r} is not a non-negative whole number in ASCII digits",
+            f"{where}{name} is not a non-negative whole number in ASCII digits (the "
+            f"{len(value)} character(s) read are not shown)",
             file=file,
             record=record,
         )
     return int(value)
+
+
+_ANNOTATION_ID = re.compile(r"[A-Za-z#*]{1,3}[0-9]{1,9}")
+
+
+def annotation_id(value: str | None, fallback: str) -> str:
+    """An annotation's id as an error may show it: ids of the format's own shape (brat's
+    ``T12``, i2b2's ``P3``) as they are, anything else as ``fallback`` -- in a file of
+    another layout the "id" field holds a word of the note."""
+    if value is not None and _ANNOTATION_ID.fullmatch(value):
+        return value
+    return fallback
+
+
+def bom_hint(data: bytes) -> str:
+    """A sentence to add to an error about the start of a file that begins with a
+    byte-order mark: the mark is invisible in an editor, so an error that does not name it
+    sends the user looking for a problem they cannot see."""
+    if data.startswith(BOM):
+        return " (the file starts with a UTF-8 byte-order mark: save it without one)"
+    return ""

@@ -49,6 +49,7 @@ from corpora.model import LABELS, Corpus, CorpusError, Document, Span
 from corpora.readers import i2b2_2014, physionet
 from corpora.readers._common import (
     Leniency,
+    annotation_id,
     build_document,
     check_unique,
     decode,
@@ -130,8 +131,8 @@ def _spans(ann: str, text: str, *, file: str, record: str) -> list[Span]:
             continue
         if body[0] != "T":
             raise CorpusError(
-                f"annotation line of unknown kind {body[:1]!r} at character offset {at} "
-                "(expected T, R, E, A, M, N, # or *)",
+                f"annotation line of unknown kind at character offset {at} (its first "
+                "character should be T, R, E, A, M, N, # or *)",
                 file=file,
                 record=record,
                 offset=at,
@@ -154,12 +155,13 @@ def _text_bound(body: str, text: str, at: int, *, file: str, record: str) -> lis
             "text-bound annotation needs three tab-separated fields (id, type and offsets, text)"
         )
     ident, extent, expected = fields
+    ident = annotation_id(ident, "text-bound annotation")
     kind, _, offsets = extent.partition(" ")
     category = CATEGORIES.get(kind.upper())
     if category is None:
         raise bad_line(
-            f"{ident}: unknown category {kind!r}; known types: the harness labels, the i2b2 "
-            "2014 and the PhysioNet types (docs/formats.md)"
+            f"{ident}: unknown category in the second field; known types: the harness "
+            "labels, the i2b2 2014 and the PhysioNet types (docs/formats.md)"
         )
     fragments: list[tuple[int, int]] = []
     for part in offsets.split(";"):

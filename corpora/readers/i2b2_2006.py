@@ -71,7 +71,7 @@ def _record_text(record: Element, doc_id: str, file: str) -> tuple[str, list[Spa
     for child in element:
         if child.tag != "PHI":
             raise CorpusError(
-                f"unexpected <{child.tag}> element inside TEXT (only PHI is allowed)",
+                "unexpected element inside TEXT (only PHI is allowed)",
                 file=file,
                 record=doc_id,
                 offset=length,
@@ -84,7 +84,8 @@ def _record_text(record: Element, doc_id: str, file: str) -> tuple[str, list[Spa
         category = CATEGORIES.get(kind or "")
         if category is None:
             raise CorpusError(
-                f"unknown category {kind!r}; known: {', '.join(CATEGORIES)}",
+                f"PHI element with {'an unknown' if kind else 'no'} TYPE; known: "
+                f"{', '.join(CATEGORIES)}",
                 file=file,
                 record=doc_id,
                 offset=length,
@@ -163,7 +164,7 @@ def _read_file(path: Path, collector: Leniency, seen: set[str]) -> list[Document
     try:
         root = parse_xml(decode_xml(data, file=file), file=file)
         if root.tag != "ROOT":
-            raise CorpusError(f"root element is <{root.tag}>, expected <ROOT>", file=file)
+            raise CorpusError("the root element is not <ROOT>", file=file)
         records = root.findall("RECORD")
     except CorpusError as whole:
         # Malformed XML and undecodable bytes can be pinned to one record; the rest cannot.

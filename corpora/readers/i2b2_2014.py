@@ -68,6 +68,7 @@ from corpora.load import ReadResult, reader
 from corpora.model import CorpusError, Document, Span
 from corpora.readers._common import (
     Leniency,
+    annotation_id,
     build_document,
     check_unique,
     decode_xml,
@@ -142,9 +143,7 @@ def _read_file(path: Path) -> Document:
     except CorpusError as error:
         raise CorpusError(error.reason, file=file, record=doc_id, offset=error.offset) from error
     if root.tag != "deIdi2b2":
-        raise CorpusError(
-            f"root element is <{root.tag}>, expected <deIdi2b2>", file=file, record=doc_id
-        )
+        raise CorpusError("the root element is not <deIdi2b2>", file=file, record=doc_id)
     texts = root.findall("TEXT")
     if len(texts) != 1:
         raise CorpusError(
@@ -153,32 +152,38 @@ def _read_file(path: Path) -> Document:
     text = _note_text(source, texts[0].text)
     spans: list[Span] = []
     for tags in root.findall("TAGS"):
-        for tag in tags:
-            spans.append(_span(tag.tag, tag.attrib, text, file, doc_id))
+        for number, tag in enumerate(tags, 1):
+            spans.append(_span(tag.tag, tag.attrib, text, file, doc_id, number))
     named = _PATIENT_RECORD.fullmatch(doc_id)
     metadata = {"patient": named.group(1)} if named else {}
     return build_document(doc_id, text, spans, file=file, metadata=metadata)
 
 
-def _span(element: str, attrib: dict[str, str], text: str, file: str, doc_id: str) -> Span:
-    where = f"{element} tag {attrib.get('id', '?')}: "
+def _span(
+    element: str, attrib: dict[str, str], text: str, file: str, doc_id: str, number: int
+) -> Span:
+    """The span of the ``number``-th tag under TAGS.  Errors name the tag by its id where
+    that has an id's shape, else by its position, and never quote an attribute (the TYPE
+    or text of a tag in another layout is the note's text)."""
+    known_element = element in CATEGORIES
+    tag = f"{element} tag" if known_element else "tag"
+    where = f"{tag} {annotation_id(attrib.get('id'), f'#{number}')}: "
     start = parse_offset(attrib.get("start"), name="start", file=file, record=doc_id, where=where)
     end = parse_offset(attrib.get("end"), name="end", file=file, record=doc_id, where=where)
     kind = attrib.get("TYPE", "")
     category = CATEGORIES.get(element, {}).get(kind)
     if category is None:
         known = ", ".join(CATEGORIES.get(element, CATEGORIES))
+        what = ("no TYPE" if not kind else "unknown TYPE") if known_element else "unknown element"
         raise CorpusError(
-            f"unknown category {element}/{kind or '(no TYPE)'}; known "
-            f"{'TYPEs' if element in CATEGORIES else 'elements'}: {known}",
+            f"{where}{what}; known {'TYPEs' if known_element else 'elements'}: {known}",
             file=file,
             record=doc_id,
             offset=start,
         )
     if not 0 <= start < end <= len(text):
         raise CorpusError(
-            f"{element} tag {attrib.get('id', '?')}: span {start}-{end} outside the text "
-            f"(length {len(text)})",
+            f"{where}span {start}-{end} outside the text (length {len(text)})",
             file=file,
             record=doc_id,
             offset=start,
@@ -186,8 +191,8 @@ def _span(element: str, attrib: dict[str, str], text: str, file: str, doc_id: st
     expected = attrib.get("text")
     if expected is not None and text[start:end].translate(_BREAKS) != expected.translate(_BREAKS):
         raise CorpusError(
-            f"{element} tag {attrib.get('id', '?')}: text attribute ({len(expected)} chars) does "
-            f"not match the note text at {start}-{end}",
+            f"{where}text attribute ({len(expected)} chars) does not match the note text at "
+            f"{start}-{end}",
             file=file,
             record=doc_id,
             offset=start,

@@ -34,12 +34,18 @@ from typing import Any
 from corpora.cache import atomic_write_text
 from corpora.load import ReadResult, reader
 from corpora.model import Corpus, CorpusError, Document, Mark, Span
-from corpora.readers._common import Leniency, build_document, check_unique, decode, read_bytes
+from corpora.readers._common import (
+    BOM,
+    Leniency,
+    build_document,
+    check_unique,
+    decode,
+    read_bytes,
+)
 
 _KEYS = frozenset({"id", "text", "spans", "marks", "metadata", "group"})
 #: The metadata key a top-level ``group`` is held under (what :mod:`corpora.folds` groups by).
 GROUP_KEY = "patient"
-_BOM = b"\xef\xbb\xbf"
 
 
 def document_to_json(doc: Document) -> dict[str, Any]:
@@ -83,8 +89,10 @@ def write_jsonl(
         try:
             lines.append(json.dumps(document_to_json(doc), ensure_ascii=False))
         except (TypeError, ValueError) as exc:
-            raise CorpusError(
-                f"metadata is not JSON-serialisable: {exc}", file=target, record=doc.id
+            raise CorpusError(  # the message would quote the value
+                f"metadata is not JSON-serialisable ({type(exc).__name__})",
+                file=target,
+                record=doc.id,
             ) from exc
     atomic_write_text(path, "".join(line + "\n" for line in lines), mode=mode)
     return len(lines)
@@ -110,7 +118,9 @@ def _items(
         _require(entry, dict, what, where)
         unknown = set(entry) - set(fields)
         if unknown:
-            raise CorpusError(f"{what} has unknown keys {sorted(unknown)}", **where)
+            raise CorpusError(
+                f"{what} has {len(unknown)} unknown key(s); allowed: {', '.join(fields)}", **where
+            )
         start = _require(entry.get(fields[0]), int, f"{what}.{fields[0]}", where)
         end = _require(entry.get(fields[1]), int, f"{what}.{fields[1]}", where)
         label = _require(entry.get(fields[2]), str, f"{what}.{fields[2]}", where)
@@ -126,7 +136,9 @@ def _document(obj: Any, file: str, number: int) -> Document:
     where["record"] = doc_id
     unknown = set(obj) - _KEYS
     if unknown:
-        raise CorpusError(f"unknown keys {sorted(unknown)}", **where)
+        raise CorpusError(
+            f"{len(unknown)} unknown key(s); allowed: {', '.join(sorted(_KEYS))}", **where
+        )
     text = _require(obj.get("text"), str, "'text'", where)
     metadata = _require(obj.get("metadata", {}), dict, "'metadata'", where)
     if "group" in obj:
@@ -175,18 +187,18 @@ def read(path: str, *, lenient: bool = False) -> ReadResult:
     line_start = 0
     for number, raw in enumerate(data.split(b"\n"), start=1):
         offset, line_start = line_start, line_start + len(raw) + 1
-        if number == 1 and raw.startswith(_BOM):  # some editors write one; not part of JSON
-            raw, offset = raw[len(_BOM) :], len(_BOM)
+        if number == 1 and raw.startswith(BOM):  # some editors write one; not part of JSON
+            raw, offset = raw[len(BOM) :], len(BOM)
         if not raw.strip():
             continue
         try:
             line = decode(raw, file=file, record=f"line {number}", base=offset)
             try:
                 obj = json.loads(line, object_pairs_hook=_unique_keys)
-            except _DuplicateKey as exc:
+            except _DuplicateKey:
                 raise CorpusError(
-                    f"line {number}: key {exc.args[0]!r} appears twice in one object (JSON "
-                    "would keep only the last)",
+                    f"line {number}: a key appears twice in one object (JSON would keep only "
+                    "the last)",
                     file=file,
                     record=f"line {number}",
                     offset=len(data[:offset].decode("utf-8", "replace")),

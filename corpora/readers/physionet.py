@@ -51,6 +51,7 @@ from corpora.load import ReadResult, reader
 from corpora.model import CorpusError, Document, Span
 from corpora.readers._common import (
     Leniency,
+    bom_hint,
     build_document,
     check_span_text,
     decode,
@@ -108,10 +109,12 @@ def _records(
     failed: set[str | None] = set()
     starts = [m.start() for m in _HEADER.finditer(data)]
     if not starts:
-        lenient.fail(CorpusError("no START_OF_RECORD line", file=file, offset=0))
+        lenient.fail(CorpusError("no START_OF_RECORD line" + bom_hint(data), file=file, offset=0))
         return records, failed
     if data[: starts[0]].strip():
-        raise CorpusError("text before the first START_OF_RECORD line", file=file, offset=0)
+        raise CorpusError(
+            "text before the first START_OF_RECORD line" + bom_hint(data), file=file, offset=0
+        )
     for i, start in enumerate(starts):
         stop = starts[i + 1] if i + 1 < len(starts) else len(data)
         try:
@@ -189,9 +192,13 @@ def _phrases(
         )
         if doc_id in failed:
             continue
+        # a record is named only if the text file has it: the first two columns of a
+        # line in another layout are words of the note, not a record id
+        known = doc_id if doc_id in records else None
         try:
-            line = decode(raw, file=file, record=doc_id, base=line_start)
-            span = _phrase(line, number, file, doc_id, records)
+            line = decode(raw, file=file, record=known, base=line_start)
+            hint = bom_hint(raw) if number == 1 else ""
+            span = _phrase(line, number, file, known, records, hint)
         except CorpusError as error:
             if doc_id in records:
                 bad.setdefault(doc_id, error)  # reported when the record is dropped
@@ -205,30 +212,37 @@ def _phrases(
 
 
 def _phrase(
-    line: str, number: int, file: str, doc_id: str | None, records: dict[str, _Record]
+    line: str,
+    number: int,
+    file: str,
+    doc_id: str | None,
+    records: dict[str, _Record],
+    hint: str = "",
 ) -> Span:
+    """The span of phrase line ``number``; ``doc_id`` is its record when the text file has
+    it (else ``None``).  No error quotes the line: its fields are note text."""
     match = _PHRASE.fullmatch(line)
-    if match is None or doc_id is None:
+    if match is None:
         raise CorpusError(
-            f"line {number}: expected '<patient> <note> <start> <end> <type> <phrase>'",
+            f"line {number}: expected '<patient> <note> <start> <end> <type> <phrase>'{hint}",
             file=file,
             record=doc_id,
         )
     _, _, start_s, end_s, kind, phrase = match.groups()
     where = f"line {number}: "
-    start = parse_offset(start_s, name="start", file=file, record=doc_id, where=where)
-    end = parse_offset(end_s, name="end", file=file, record=doc_id, where=where)
-    if doc_id not in records:
+    start = parse_offset(start_s, name="start (column 3)", file=file, record=doc_id, where=where)
+    end = parse_offset(end_s, name="end (column 4)", file=file, record=doc_id, where=where)
+    if doc_id is None:
         raise CorpusError(
-            f"line {number}: phrase for a record that is not in the text file",
+            f"line {number}: phrase for a record that is not in the text file (columns 1 "
+            f"and 2 name no patient and note of it){hint}",
             file=file,
-            record=doc_id,
             offset=start,
         )
     category = CATEGORIES.get(kind)
     if category is None:
         raise CorpusError(
-            f"line {number}: unknown category {kind!r}; known: {', '.join(CATEGORIES)}",
+            f"line {number}: unknown category in column 5; known: {', '.join(CATEGORIES)}",
             file=file,
             record=doc_id,
             offset=start,

@@ -70,7 +70,25 @@ class FineSystem(System):
         return [[OUTSIDE] * len(d.tokens) for d in documents]
 
 
-FAULT_SYSTEMS = (KillerSystem, ExitSystem, LeakySystem, FineSystem)
+#: Short note words of the kinds a word filter keeps: a three-letter name, a name in
+#: another script, an age and a date without a year.
+SHORT_WORDS = ("Joe", "李小龍", "93", "5/18")
+
+
+class ShortLeakySystem(System):
+    """Raises with short note words in its message (the kind a filter of long runs of
+    note words would keep)."""
+
+    name = "toy-short-leaky"
+    description = "test fixture: raises with short note words in the message"
+    requires_training = False
+    uses_nlp = False
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        raise KeyError(" ".join(SHORT_WORDS))
+
+
+FAULT_SYSTEMS = (KillerSystem, ExitSystem, LeakySystem, FineSystem, ShortLeakySystem)
 
 
 def square_or_die(x: int) -> int:
@@ -78,3 +96,4 @@ def square_or_die(x: int) -> int:
     if x < 0 and str(os.getpid()) != os.environ.get(ENV_MAIN_PID):
         os.kill(os.getpid(), signal.SIGKILL)
     return x * x
+

@@ -202,11 +202,13 @@ def make_corpus(
     *,
     with_split: bool = False,
     notes_per_patient: int | None = None,
+    first: int = 0,
 ) -> Corpus:
-    """``n`` toy notes; with ``notes_per_patient`` consecutive notes share a patient key."""
+    """``n`` toy notes numbered from ``first`` (two corpora of other notes: other
+    ``first``); with ``notes_per_patient`` consecutive notes share a patient key."""
     docs = tuple(
         make_document(
-            i,
+            first + i,
             split=("test" if i % 4 == 0 else "train") if with_split else None,
             patient=None if notes_per_patient is None else f"p{i // notes_per_patient}",
         )

@@ -109,7 +109,7 @@ _ANN_2 = NOTES["110-02"][1]
 BAD = {
     "unknown-type": (
         _edit("110-02", ann="T1\tNURSE 10 14\tKane\n"),
-        "unknown category 'NURSE'",
+        "T1: unknown category in the second field",
         "110-02",
         0,
     ),
@@ -139,7 +139,7 @@ BAD = {
     ),
     "unknown-kind": (
         _edit("110-02", ann=_ANN_2 + "X1\tsomething\n"),
-        "unknown kind 'X'",
+        "annotation line of unknown kind",
         "110-02",
         len(_ANN_2),
     ),

@@ -55,8 +55,9 @@ GOOD = (
 def test_jsonl_key_given_twice_is_an_error(line: str, key: str, tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_text(GOOD.replace('"a"', '"z"') + line)
-    with pytest.raises(CorpusError, match=f"key '{key}' appears twice") as info:
+    with pytest.raises(CorpusError, match="a key appears twice") as info:
         jsonl.read(str(path))
+    assert f"'{key}'" not in str(info.value)  # a value read from the file is never shown
     assert info.value.record == "line 2"
     assert info.value.offset == len(GOOD)
     result = jsonl.read(str(path), lenient=True)

@@ -374,35 +374,35 @@ BAD = {
     "physionet-category": (
         "physionet",
         _physionet(phrase_edit=_rep("Date 3/14", "Dat 3/14")),
-        "unknown category 'Dat'",
+        "unknown category in column 5",
         "1-1",
         99,
     ),
     "2006-category": (
         "i2b2-2006",
         _file(_X06, _rep('TYPE="DOCTOR">Kim', 'TYPE="NURSE">Kim')),
-        "unknown category 'NURSE'",
+        "PHI element with an unknown TYPE",
         "102",
         16,
     ),
     "2014-category": (
         "i2b2-2014",
         _dir14(_rep('TYPE="CITY"', 'TYPE="TOWN"')),
-        "unknown category LOCATION/TOWN",
+        "LOCATION tag P10: unknown TYPE",
         "110-01",
         170,
     ),
     "2014-element-type-mismatch": (
         "i2b2-2014",
         _dir14(_rep('<LOCATION id="P10"', '<NAME id="P10"')),
-        "unknown category NAME/CITY",
+        "NAME tag P10: unknown TYPE",
         "110-01",
         170,
     ),
     "jsonl-category": (
         "jsonl",
         _jsonl(_rep('"PHONE"', '"FAX"')),
-        "unknown category 'FAX'",
+        "unknown category (expected one of PATIENT",
         "j2",
         5,
     ),
@@ -595,7 +595,7 @@ def test_physionet_through_load_corpus_token_counts(physionet_dir: Path) -> None
             '{"id": "k", "text": "abc", "spans": [{"start": true, "end": 1, "category": "ID"}]}',
             "spans[0].start must be an integer",
         ),
-        ('{"id": "k", "text": "abc", "span": []}', "unknown keys ['span']"),
+        ('{"id": "k", "text": "abc", "span": []}', "1 unknown key(s); allowed: group, id, marks"),
         (
             '{"id": "k", "text": "abc", "marks": [{"start": 0, "end": 9, "flag": "x"}]}',
             "mark 0-9 outside the text",
@@ -628,7 +628,7 @@ def test_duplicate_ids_are_errors(tmp_path: Path) -> None:
 
 def test_physionet_malformed_phrase_line(tmp_path: Path) -> None:
     path = _physionet(phrase_edit=_rep("7 1 20 22 Age 92", "7 1 twenty 22 Age 92"))(tmp_path)
-    with pytest.raises(CorpusError, match=r"line 10: start .twenty. is not") as info:
+    with pytest.raises(CorpusError, match=r"line 10: start \(column 3\) is not") as info:
         physionet.read(str(path))
     assert info.value.record == "7-1"
     result = physionet.read(str(path), lenient=True)

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.run_types import UsageError
 from bench.runner import RunConfig, resolve_systems, run
 from corpora.model import Document, Span
-from systems.base import SYSTEMS, get_system, unregister
+from systems.base import SYSTEMS, SystemUnavailable, get_system, unregister
 from systems.command import CommandSystem, PeerFileError, load_presets
 from tests.bench.toy import make_corpus
 
@@ -108,10 +109,10 @@ def test_bad_parameters_are_caught_while_planning() -> None:
     ]:
         with pytest.raises(ValueError, match=message):
             CommandSystem(**params).check_params()
-    # a missing tool is a per-note error, not a crash of the run
+    # a missing program fails the system as a whole: no note of it is scored as withheld
     system = CommandSystem(cmd="/nonexistent/tool {input}")
-    assert set(system.predict([_note(NOTE)])[0]) == {"PHI"}
-    assert "cannot start" in system.fitted_info()["note_failures"][0]["error"]
+    with pytest.raises(SystemUnavailable, match="cannot start tool"):
+        system.predict([_note(NOTE)])
 
 
 def test_editing_the_tools_script_changes_the_cache_key(tmp_path) -> None:
@@ -154,7 +155,7 @@ def test_toml_file_registers_presets_that_run_with_the_others(peer_file) -> None
     assert "svm" not in peers and "tool-spans" not in resolve_systems(["all"])
     corpus = make_corpus(9)
     result = run(
-        RunConfig(systems=["tool-spans,tool-masks,command"], corpora=["toy"], **FAST),
+        RunConfig(systems=["tool-spans,tool-masks"], corpora=["toy"], **FAST),
         {"toy": corpus},
     )
     ran = result.systems["tool-spans"]
@@ -165,10 +166,14 @@ def test_toml_file_registers_presets_that_run_with_the_others(peer_file) -> None
         & (result.results.label == "PHI")
     ].set_index("system")
     assert phi.loc["tool-spans", "recall"] > 0.5
-    # `command` without a command line is not run, and says how to give one
-    (why,) = {f["error"] for f in result.failures if f["system"] == "command"}
-    assert why.startswith("skipped: no command given")
     assert not result.failed
+    # named, `command` without a command line is refused before any work; brought in by
+    # the `peers` group it is reported as not run, saying how to give one
+    with pytest.raises(UsageError, match="'command' cannot run: command: no command given"):
+        run(RunConfig(systems=["tool-spans,command"], corpora=["toy"], **FAST), {"toy": corpus})
+    assert "command" in resolve_systems(["peers"])
+    with pytest.raises(SystemUnavailable, match="command: no command given"):
+        CommandSystem().predict([_note(NOTE)])
 
 
 def test_a_bad_toml_file_is_one_line(tmp_path) -> None:

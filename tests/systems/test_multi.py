@@ -262,7 +262,7 @@ def test_bases_train_on_the_cells_own_training_documents_under_every_protocol(
         corpora = {"s": make_corpus(16, name="s", with_split=True)}
     elif protocol == "cross":
         config = RunConfig(corpora=["b"], train_corpus="a", **options)
-        corpora = {"a": make_corpus(10, name="a"), "b": make_corpus(6, name="b")}
+        corpora = {"a": make_corpus(10, name="a"), "b": make_corpus(6, name="b", first=100)}
     else:
         config = RunConfig(
             corpora=["t"], protocol="learning-curve", fractions=(0.5, 1.0), **options

@@ -55,8 +55,13 @@ def test_both_say_how_to_install_them_when_missing(monkeypatch) -> None:
         Presidio().predict([NOTE])
     assert SYSTEMS.get("philter-lenient").params["mode"] == "matched"
     from bench.plan import resolve_systems
+    from bench.run_types import UsageError
 
-    specs = resolve_systems(["philter,philter-lenient"])
+    # named, a tool that cannot run is refused while planning; brought in by the
+    # ``peers`` group as shipped, it is reported as not run
+    with pytest.raises(UsageError, match=r"'philter' cannot run: .*pip install"):
+        resolve_systems(["philter,philter-lenient"])
+    specs = resolve_systems(["peers"])
     assert "as it ships" in specs["philter"].description
     assert "not as shipped" in specs["philter-lenient"].description
 
