@@ -126,6 +126,9 @@ class MegaSVM(FeatureSVM):
     group_by:
         How that jackknife groups the notes (``auto``: by patient where known); the runner
         passes the run's ``--group-by``.
+    merge_rows:
+        As for :class:`systems.svm.LocalContextSVM`: identical training rows fitted as one
+        weighted row (``False``: row by row).
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
@@ -145,6 +148,7 @@ class MegaSVM(FeatureSVM):
         multi_class: str = "ovr",
         two_stage: bool = False,
         group_by: str = "auto",
+        merge_rows: bool = True,
     ) -> None:
         self.sources = sources
         self.mode = mode
@@ -157,6 +161,7 @@ class MegaSVM(FeatureSVM):
         self.multi_class = multi_class
         self.two_stage = two_stage
         self.group_by = group_by
+        self.merge_rows = merge_rows
         self.kernel = "linear"
 
     def feature_classes(self) -> list[FeatureClass]:

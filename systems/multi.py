@@ -54,6 +54,7 @@ from systems.base import (
     split_by_document,
 )
 from systems.cross_fitting import shared_plan
+from systems.distinct_rows import balanced_weights, collapse_rows
 from systems.svm import ovr_phi_scores
 
 #: Averaged-perceptron epochs of the Illinois base (fold-0 check on the default corpus,
@@ -99,42 +100,6 @@ def parse_bases(bases: str | Sequence[Any]) -> tuple[BaseSpec, ...]:
             alias, system, params = item
             out.append((str(alias), str(system), tuple(tuple(p) for p in params)))
     return tuple(out)
-
-
-def collapse_rows(
-    rows: Sequence[dict[str, float]], labels: Sequence[str]
-) -> tuple[list[dict[str, float]], list[str], np.ndarray]:
-    """Identical (meta features, label) pairs as one row weighted by its count.
-
-    Most tokens look alike to the meta-classifier (every base says ``O``, and so do their
-    neighbours), so a training fold of 150,000 tokens holds a few thousand distinct rows.
-    liblinear's objective sums a per-row loss times the row's weight, so a row of weight
-    *n* is the same problem as *n* copies: the same model, fitted in a fraction of the
-    time.  Rows keep the order of their first occurrence (deterministic)."""
-    counts: dict[tuple[tuple[str, ...], str], int] = {}
-    first: dict[tuple[tuple[str, ...], str], dict[str, float]] = {}
-    for row, label in zip(rows, labels, strict=True):
-        key = (tuple(row), label)
-        if key in counts:
-            counts[key] += 1
-        else:
-            counts[key] = 1
-            first[key] = row
-    keys = list(counts)
-    return (
-        [first[k] for k in keys],
-        [k[1] for k in keys],
-        np.array([counts[k] for k in keys], dtype=np.float64),
-    )
-
-
-def balanced_weights(labels: Sequence[str]) -> dict[str, float]:
-    """scikit-learn's ``class_weight="balanced"`` computed on every token, which the
-    collapsed rows (:func:`collapse_rows`) no longer show one by one."""
-    classes, counts = np.unique(np.asarray(labels, dtype=object), return_counts=True)
-    return {
-        str(c): len(labels) / (len(classes) * int(n)) for c, n in zip(classes, counts, strict=True)
-    }
 
 
 def _int32(X: sp.csr_matrix) -> sp.csr_matrix:
@@ -261,7 +226,9 @@ class MultiDeidentifier(System):
             )
         self.base_specs_ = parse_bases(self.bases)
         self.train_ = documents
-        self.context_ = context
+        # the outer folds reach the bases too (a two-stage base shares its jackknife);
+        # "per-fold" keeps every fit to its own training documents
+        self.context_ = context if self.cross_fitting == "shared" else None
         self.models_: dict[int, System] = {}
         self.seconds_ = {"inner_cross_fitting": 0.0, "bases_on_all_training": 0.0, "meta": 0.0}
         start = time.perf_counter()

@@ -60,6 +60,7 @@ import scipy.sparse as sp
 
 from corpora.model import OUTSIDE, PHI, Document
 from systems.base import FitContext, System, Tags, register, split_by_document
+from systems.distinct_rows import balanced_weights, collapse_matrix
 from systems.features.base import FEATURE_SPACE, FeatureClass
 from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
 from systems.features.statdeid import (
@@ -162,6 +163,7 @@ class FeatureSVM(System):
     train_categories: tuple[str, ...] | None = None
     two_stage: bool = False
     group_by: str = "auto"
+    merge_rows: bool = True
 
     def feature_classes(self) -> list[FeatureClass]:
         raise NotImplementedError
@@ -275,6 +277,8 @@ class FeatureSVM(System):
 
     def _class_weight(self, y: np.ndarray) -> Any:
         w = self.class_weight
+        if w == "balanced":  # on every token, before identical rows are merged
+            return balanced_weights(y)
         if w is None or isinstance(w, str):
             return w
         if isinstance(w, Mapping):
@@ -327,11 +331,21 @@ class FeatureSVM(System):
         y = self._targets(documents)
         # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
         self.columns_ = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
+        classes = np.unique(y)
+        estimator = self._estimator(y) if len(classes) >= 2 else None  # weights: every token
+        # identical rows as one weighted row (systems.distinct_rows): the same liblinear
+        # problem, a quarter fewer rows on the embedded corpus, three in four fewer with
+        # augmented copies; merged before the float64 copy, which they then keep small
+        merge = estimator is not None and self.kernel == "linear" and self.merge_rows
+        weights: np.ndarray | None = None
+        if merge and first_labels is None:
+            x, y, weights = collapse_matrix(x, y)
         x = project(x, self.columns_)
         if first_labels is not None:
             x = self._with_context(x, documents, first_labels, fit=True)
-        classes = np.unique(y)
-        if len(classes) < 2:
+            if merge:
+                x, y, weights = collapse_matrix(x, y)
+        if estimator is None:
             # nothing to separate: remember the only class (all O or all PHI)
             self.constant_ = (
                 classes[0] if len(classes) else (0 if self.mode == "binary" else OUTSIDE)
@@ -339,7 +353,7 @@ class FeatureSVM(System):
             self.model_ = None
             return self
         self.constant_ = None
-        self.model_ = self._estimator(y).fit(x, y)
+        self.model_ = estimator.fit(x, y, sample_weight=weights)
         return self
 
     # -- prediction ----------------------------------------------------------------------
@@ -434,6 +448,10 @@ class LocalContextSVM(FeatureSVM):
     train_categories:
         Categories kept as PHI in training (others count as ``O``); ``None``: all.  The
         2006 paper's SNoW comparison trains on ``PATIENT, DOCTOR, LOCATION, HOSPITAL``.
+    merge_rows:
+        Fit identical training rows as one weighted row (:mod:`systems.distinct_rows`;
+        linear kernel only): the same problem, solved faster.  ``False`` solves it row by
+        row, to check that merging changes nothing.
     """
 
     relative_cost: ClassVar[float | None] = 1.0  # measured, for scheduling only
@@ -453,6 +471,7 @@ class LocalContextSVM(FeatureSVM):
         multi_class: str = "ovr",
         train_categories: tuple[str, ...] | None = None,
         word_form: bool = False,
+        merge_rows: bool = True,
     ) -> None:
         self.mode = mode
         self.features = features
@@ -465,6 +484,7 @@ class LocalContextSVM(FeatureSVM):
         self.multi_class = multi_class
         self.train_categories = None if train_categories is None else tuple(train_categories)
         self.word_form = word_form
+        self.merge_rows = merge_rows
 
     def search_space(self) -> dict[str, list[Any]]:
         """``--tune`` grid: :class:`FeatureSVM`'s, and with or without the word-form classes.
