@@ -27,6 +27,7 @@ from typing import Any
 from bench import schedule, scrub
 from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
+from bench.progress import RunProgress, mark_finished
 from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora import stages
 from corpora.model import Corpus, Document, printable
@@ -58,6 +59,8 @@ def _run_cells(task: Task) -> list[CellOutcome]:
         tests = task.tests_of(i)
         hits = [prediction_cache.load(c.key, docs) for c, docs in tests]
         if all(h is not None for h in hits):
+            for c, _ in tests:
+                mark_finished(c.key)
             outcomes.extend(
                 CellOutcome(
                     predictions=h.labels,
@@ -97,8 +100,11 @@ def _run_cells(task: Task) -> list[CellOutcome]:
                 )
                 for c, _ in tests
             )
+            for c, _ in tests:
+                mark_finished(c.key)
             continue
         for (c, _), p in zip(tests, got, strict=True):
+            mark_finished(c.key)
             spent = dict(p.stages)
             seconds = p.seconds
             if warm_seconds and not p.cached:
@@ -190,21 +196,40 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
             warm_nlp_cache([_first_document(c) for c in plan.corpora.values()], False)
         else:
             warm_nlp_cache(list(plan.corpora.values()), config.show_progress)
-    ran = (
-        execute(
-            run_tasks,
-            [([tasks[i] for i in job],) for job in jobs],
-            backend=config.backend,
-            jobs=config.jobs,
-            scheduler=config.scheduler,
-            show_progress=config.show_progress,
-            desc="jobs",
-            on_result=_log_job if config.show_progress and not sys.stderr.isatty() else None,
-            on_lost=_lost_job,
-        )
-        if jobs
-        else []
+    cell_costs = {
+        c.key: cost
+        for i in remote
+        for c, cost in _cell_costs(tasks[i], timings)
+        if not prediction_cache.is_cached(c.key)
+    }
+    cached = sum(len(t.all_cells()) for t in tasks) - len(cell_costs)
+    report = RunProgress(
+        cell_costs, cached, min(workers, max(1, len(jobs))), enabled=config.show_progress
     )
+    with report:
+        for i in remote:  # workers append the cells they finish to the report's file
+            tasks[i].env = {**tasks[i].env, **report.environment}
+
+        def finished(index: int, groups: list[list[CellOutcome]]) -> None:
+            report.add_done(o.key for group in groups for o in group)
+            if config.show_progress and not sys.stderr.isatty():
+                _log_job(index, groups)
+
+        ran = (
+            execute(
+                run_tasks,
+                [([tasks[i] for i in job],) for job in jobs],
+                backend=config.backend,
+                jobs=config.jobs,
+                scheduler=config.scheduler,
+                show_progress=config.show_progress and not report.announce,
+                desc="jobs",
+                on_result=finished,
+                on_lost=_lost_job,
+            )
+            if jobs
+            else []
+        )
     for job, groups in zip(jobs, ran, strict=True):
         for i, group in zip(job, groups, strict=True):
             nested[i] = group
@@ -243,12 +268,19 @@ def _timing_key(spec: SystemSpec) -> str:
     return schedule.timing_key(spec.name, params)
 
 
-def _task_cost(task: Task, timings: Mapping[str, float]) -> float:
-    """Estimated seconds of a task: its uncached cells' test tokens x seconds per token."""
+def _cell_costs(task: Task, timings: Mapping[str, float]) -> list[tuple[Cell, float]]:
+    """Estimated seconds of each cell of a task: its test tokens x seconds per token."""
     spec = task.spec
     per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
-    tokens = sum(c.n_tokens for c in task.all_cells() if not prediction_cache.is_cached(c.key))
-    return tokens * per_token * (1 + 2 * len(spec.wrappers))
+    factor = per_token * (1 + 2 * len(spec.wrappers))
+    return [(c, c.n_tokens * factor) for c in task.all_cells()]
+
+
+def _task_cost(task: Task, timings: Mapping[str, float]) -> float:
+    """Estimated seconds of a task: its uncached cells' costs (:func:`_cell_costs`)."""
+    return sum(
+        cost for c, cost in _cell_costs(task, timings) if not prediction_cache.is_cached(c.key)
+    )
 
 
 def _log_job(index: int, groups: list[list[CellOutcome]]) -> None:

@@ -61,6 +61,8 @@ BUDGETS: dict[str, int] = {
     # systems.prediction_cache: fitted models a shared cross-fitting labels with again
     # (multi's half models: one per learned base, about 2-10 MB each)
     "predictions.models": 160 * MB,
+    # and their labels and scores of each document (about 10 bytes a token)
+    "predictions.labels": 64 * MB,
 }
 
 

@@ -455,10 +455,12 @@ class CrfSystem(System):
 
     def _rows(self, documents: Sequence[Document]) -> Rows:
         """Learner input: converted once per document (:func:`encoded_rows`), except for
-        the two-stage learner, whose second stage adds features to the dicts (its first
-        stage reads the converted rows, :meth:`_encoded`)."""
-        if self.two_stage or self.sequence not in SEQUENCE_MODES:
+        the two-stage learner, whose second stage adds feature names to each token's
+        (its first stage reads the converted rows, :meth:`_encoded`)."""
+        if self.sequence not in SEQUENCE_MODES:
             return self.features(documents)
+        if self.two_stage:
+            return [token_names(self.feature_classes(), [d]) for d in documents]
         return self._encoded(documents)
 
     def tags(self) -> Tags:

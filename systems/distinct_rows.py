@@ -63,10 +63,12 @@ def balanced_weights(labels: Sequence[Any]) -> dict[Any, float]:
 
 
 def collapse_matrix(
-    x: sp.csr_matrix, y: np.ndarray
+    x: sp.csr_matrix, y: np.ndarray, max_weight: int | None = None
 ) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
     """Identical (row, label) pairs of a CSR design matrix as one row weighted by its
-    count, in the order of their first occurrence: ``(x[first], y[first], counts)``.
+    count, in the order of their first occurrence: ``(x[first], y[first], counts)``;
+    with ``max_weight``, a pair seen more often than that starts a new weighted row
+    (:data:`systems.svm.MERGE_LIMIT` says why).
 
     Rows are compared by their column ids and values (indices sorted within each row, as
     :meth:`systems.features.base.FeatureSpace.matrix` leaves them)."""
@@ -87,7 +89,7 @@ def collapse_matrix(
             int(codes[i]),
         )
         j = seen.get(key)
-        if j is None:
+        if j is None or (max_weight is not None and counts[j] >= max_weight):
             seen[key] = len(first)
             first.append(i)
             counts.append(1)

@@ -126,14 +126,25 @@ def augment_rows(
     rows: Rows,
     first_labels: Sequence[Sequence[str]],
     context: PredictionContext,
-) -> list[list[TokenFeatures]]:
-    """``rows`` with the second-stage features of ``first_labels`` merged in (new dicts;
-    the cached first-stage rows are never mutated)."""
-    out: list[list[TokenFeatures]] = []
+) -> list[list[Any]]:
+    """``rows`` with the second-stage features of ``first_labels`` merged in: new feature
+    dicts, or new lists of feature names where the rows are lists of names (each name
+    once, in the order dicts would keep); the first-stage rows are never mutated."""
+    out: list[list[Any]] = []
     for doc, doc_rows, doc_labels in zip(documents, rows, first_labels, strict=True):
         extra = context.features(doc, doc_labels)
-        out.append([{**r, **e} for r, e in zip(doc_rows, extra, strict=True)])
+        if doc_rows and not isinstance(doc_rows[0], dict):
+            out.append([_merged_names(r, e) for r, e in zip(doc_rows, extra, strict=True)])
+        else:
+            out.append([{**r, **e} for r, e in zip(doc_rows, extra, strict=True)])
     return out
+
+
+def _merged_names(names: Sequence[str], extra: TokenFeatures) -> list[str]:
+    if not extra:
+        return list(names)
+    seen = set(names)
+    return [*names, *(n for n in extra if n not in seen)]
 
 
 class TwoStage:

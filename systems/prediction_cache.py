@@ -154,20 +154,24 @@ def fit_predict_many(
 
     ``keep_model``: the fitted model will label other documents later in this process
     (a shared cross-fitting's half model, :mod:`systems.cross_fitting`), so it is kept in
-    memory (:data:`_MODELS`) and taken from there instead of fitting it again."""
+    memory (:data:`_MODELS`) and taken from there instead of fitting it again; so are its
+    labels of each document (:data:`_LABELS`), since a system labels every document on
+    its own (the token interface), and the next set it labels shares most of its
+    documents with this one."""
     keys = [key or prediction_key(system, train, test, context) for key, test in tests]
     out: list[Prediction | None] = [load(k, test) for k, (_, test) in zip(keys, tests, strict=True)]
     fitted = False
+    model_key: str | None = None
     for i, (key, (_, test)) in enumerate(zip(keys, tests, strict=True)):
         if out[i] is not None:
             continue
         start = time.perf_counter()
         with stages.recording() as spent:
             if not fitted and system.tags().requires_training:
-                system = _fitted_model(system, train, context, keep_model)
+                system, model_key = _fitted_model(system, train, context, keep_model)
             fitted = True
             with stages.stage(stages.PREDICT):
-                labels, scores = system.predict_scored(test)
+                labels, scores = _labelled(system, test, model_key)
             labels = [list(map(str, p)) for p in labels]
             check_predictions(test, labels, system.name)
             if scores is not None:
@@ -201,10 +205,18 @@ _MODELS: memo.Memo[tuple[str, str], System] = memo.Memo(
 )
 
 
+#: Per document, the labels and scores of a kept model (``keep_model``), by the model's
+#: key and the document's fingerprint (released with the document).
+_LABELS: memo.Memo[tuple[str, str], tuple[list[str], np.ndarray | None]] = memo.Memo(
+    "predictions.labels", document=lambda key: key[1]
+)
+
+
 def _fitted_model(
     system: System, train: Sequence[Document], context: FitContext | None, keep: bool
-) -> System:
-    """``system`` fitted on ``train``, or the equal model kept from an earlier call."""
+) -> tuple[System, str | None]:
+    """``system`` fitted on ``train``, or the equal model kept from an earlier call; and
+    the key it is kept under (``None`` unless ``keep``)."""
     key: tuple[str, str] | None = None
     if keep and train:
         from systems.features.base import FEATURE_SPACE  # models hold its feature ids
@@ -215,12 +227,37 @@ def _fitted_model(
         )
         kept = _MODELS.get(key)
         if kept is not None:
-            return kept
+            return kept, key[0]
     with stages.stage(stages.FIT):
         fit_with_context(system, train, context)
-    if key is not None:
-        _MODELS.put(key, system)
-    return system
+    if key is None:
+        return system, None
+    _MODELS.put(key, system)
+    return system, key[0]
+
+
+def _labelled(
+    system: System, test: Sequence[Document], model_key: str | None
+) -> tuple[list[list[str]], list[np.ndarray] | None]:
+    """``system.predict_scored(test)``; for a kept model, each document labelled once."""
+    if model_key is None:
+        return system.predict_scored(test)
+    known = [_LABELS.get((model_key, d.fingerprint)) for d in test]
+    todo = [d for d, hit in zip(test, known, strict=True) if hit is None]
+    if todo:
+        labels, scores = system.predict_scored(todo)
+        fresh = iter(
+            zip(labels, scores if scores is not None else [None] * len(todo), strict=True)
+        )
+        for j, d in enumerate(test):
+            if known[j] is None:
+                lab, score = next(fresh)
+                known[j] = _LABELS.put((model_key, d.fingerprint), (list(lab), score))
+    got = [hit for hit in known if hit is not None]
+    scored = [score for _, score in got]
+    return [lab for lab, _ in got], (
+        None if any(score is None for score in scored) else scored  # type: ignore[misc]
+    )
 
 
 def out_of_fold(

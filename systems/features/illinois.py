@@ -164,6 +164,7 @@ class PredictionContext:
                 if k is not None:
                     totals.setdefault(k, Counter())[lab] += 1
         out: list[TokenFeatures] = []
+        occurrence: dict[tuple[str, str], list[str]] = {}  # (word, own label) -> names
         for i in range(n):
             row: TokenFeatures = {}
             for o, nm in names.items():
@@ -174,14 +175,24 @@ class PredictionContext:
                     row[nm + "NONE"] = 1.0
             k = keys[i]
             if k is not None and self.occurrences:
-                others = totals[k].copy()
-                others[labels[i]] -= 1
-                others = +others  # drop zero counts
-                if others:
-                    for lab in others:
-                        if lab != OUTSIDE:
-                            row["occ_any=" + lab] = 1.0
-                    top = max(others.items(), key=lambda kv: (kv[1], kv[0] != OUTSIDE, kv[0]))
-                    row["occ_major=" + top[0]] = 1.0
+                extra = occurrence.get((k, labels[i]))
+                if extra is None:
+                    extra = occurrence[k, labels[i]] = _occurrence_names(totals[k], labels[i])
+                for name in extra:
+                    row[name] = 1.0
             out.append(row)
         return out
+
+
+def _occurrence_names(counts: Counter[str], own: str) -> list[str]:
+    """``occ_any`` and ``occ_major`` names of a word whose occurrences in the note were
+    labelled ``counts``, seen from one occurrence labelled ``own`` (left out): the same
+    for every occurrence with that label, so computed once per (word, label)."""
+    others = [(lab, c - (lab == own)) for lab, c in counts.items()]
+    others = [(lab, c) for lab, c in others if c > 0]
+    if not others:
+        return []
+    names = ["occ_any=" + lab for lab, _ in others if lab != OUTSIDE]
+    top = max(others, key=lambda kv: (kv[1], kv[0] != OUTSIDE, kv[0]))
+    names.append("occ_major=" + top[0])
+    return names

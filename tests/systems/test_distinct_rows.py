@@ -67,3 +67,13 @@ def test_balanced_weights_count_every_token() -> None:
         expected = compute_class_weight("balanced", classes=classes, y=y)
         got = balanced_weights(y)
         assert [got[c.item() if hasattr(c, "item") else c] for c in classes] == list(expected)
+
+
+def test_a_limit_splits_heavy_rows() -> None:
+    """With ``max_weight`` no merged row weighs more than the limit (a heavy row slows the
+    dual solver down more than its tolerance allows, systems.svm.MERGE_LIMIT)."""
+    x, y = _data(2)
+    _, _, unlimited = collapse_matrix(x, y)
+    xu, yu, w = collapse_matrix(x, y, max_weight=8)
+    assert unlimited.max() > 8 and w.max() == 8 and w.sum() == x.shape[0]
+    assert xu.shape[0] > len(unlimited)
