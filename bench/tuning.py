@@ -67,7 +67,7 @@ from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from corpora.variants import DOCUMENT_VARIANTS
 from systems import prediction_cache
-from systems.base import FitContext, System, Wrapper, fit_with_context
+from systems.base import FitContext, System, Wrapper, fit_with_context, model_selection
 
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
@@ -219,8 +219,10 @@ class Tuned(Wrapper):
         folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose
-        with stages.stage(stages.INNER):
-            trials = self._select(grid, documents, folds, objective, scored) if folds else []
+        with stages.stage(stages.INNER), model_selection():
+            trials = (
+                self._select(grid, documents, folds, objective, scored, context) if folds else []
+            )
         chosen = dict(grid[0])
         best: Point | None = None
         if trials:
@@ -253,6 +255,7 @@ class Tuned(Wrapper):
         folds: list[tuple[list[int], list[int]]],
         objective: Objective,
         scored: bool,
+        context: FitContext | None = None,
     ) -> list[tuple[dict[str, Any], Point]]:
         """The finalists with their objective over every inner fold, by successive halving.
 
@@ -261,7 +264,20 @@ class Tuned(Wrapper):
         choice (with the threshold) is made on all the out-of-fold tokens.  A grid of n
         candidates costs n + FINALISTS (k - 1) fits instead of n k, and the candidates
         that lose on half the training tokens are rarely the ones that win on all of them.
+
+        A system that makes its candidates' out-of-fold predictions its own cheaper way
+        (:meth:`systems.base.System.selection_predictions`) is judged on those, every
+        candidate on every fold.
         """
+        own = None
+        if not self.selection_variants:
+            own = self.system.selection_predictions(documents, grid, folds, context)
+        if own is not None:
+            held = [gold_phi([documents[i] for i in test]) for _, test in folds]
+            return [
+                (grid[c], _point(objective, list(zip(held, own[c], strict=True)), scored))
+                for c in range(len(grid))
+            ]
         done: dict[tuple[int, int], list[Judged]] = {}
 
         def judged(candidate: int, fold: int) -> list[Judged]:

@@ -47,7 +47,7 @@ BUDGETS: dict[str, int] = {
     "features.encoded": 320 * MB,
     "features.param_names": 1 * MB,
     # systems.crf: CRFsuite item sequences of documents (crf, mist and multi's bases)
-    "crf.encoded": 448 * MB,
+    "crf.encoded": 432 * MB,
     # corpora.nlp: POS tags and lemmas per document, tags per sentence, lemma per word
     "nlp.pos": 48 * MB,
     "nlp.lemmas": 48 * MB,
@@ -60,9 +60,11 @@ BUDGETS: dict[str, int] = {
     "patterns.forms": 24 * MB,
     # systems.prediction_cache: fitted models a shared cross-fitting labels with again
     # (multi's half models: one per learned base, about 2-10 MB each)
-    "predictions.models": 160 * MB,
+    "predictions.models": 64 * MB,
     # and their labels and scores of each document (about 10 bytes a token)
-    "predictions.labels": 64 * MB,
+    "predictions.labels": 32 * MB,
+    # systems.svm: the last training matrices, while candidates are selected (--tune)
+    "svm.designs": 96 * MB,
 }
 
 

@@ -15,9 +15,11 @@ packages outside this repository: ``mine = "mypkg.module:MyDeid"``).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -171,6 +173,21 @@ class System(ABC):
         out-of-fold scores, without refitting.  Empty: nothing to tune.
         """
         return {}
+
+    def selection_predictions(
+        self,
+        documents: Sequence[Document],
+        candidates: Sequence[Mapping[str, Any]],
+        folds: Sequence[tuple[Sequence[int], Sequence[int]]],
+        context: FitContext | None = None,
+    ) -> list[list[Any]] | None:
+        """Each candidate's labels and scores of each inner fold's held-out documents
+        (``[candidate][fold]``, :class:`systems.prediction_cache.Prediction` objects), made
+        the system's own cheaper way, or ``None`` for the tuner to fit every candidate on
+        every inner fold (the default).  A stacked system answers from the cross-fitted
+        decisions its own fit needs anyway (``multi``); every prediction must still come
+        from a model that never saw the document it labels."""
+        return None
 
     # -- parameters ------------------------------------------------------------------------
     @classmethod
@@ -355,6 +372,37 @@ class ExtendedTraining(Wrapper):
 
     def fitted_info(self) -> dict[str, Any]:
         return {**super().fitted_info(), self.added_key: getattr(self, "added_", 0)}
+
+
+_SELECTING: contextvars.ContextVar[bool] = contextvars.ContextVar("selecting", default=False)
+_ON_SELECTION_END: list[Callable[[], None]] = []
+
+
+@contextlib.contextmanager
+def model_selection() -> Iterator[None]:
+    """A block in which several candidates of one system are fitted on the same
+    documents (model selection, :mod:`bench.tuning`): a system may keep for the next
+    candidate what does not depend on its hyperparameters (:func:`selecting`), and it is
+    dropped when the block ends (:func:`on_selection_end`)."""
+    token = _SELECTING.set(True)
+    try:
+        yield
+    finally:
+        _SELECTING.reset(token)
+        if not _SELECTING.get():
+            for clear in list(_ON_SELECTION_END):
+                clear()
+
+
+def selecting() -> bool:
+    """Whether a :func:`model_selection` block is running in this context."""
+    return _SELECTING.get()
+
+
+def on_selection_end(clear: Callable[[], None]) -> Callable[[], None]:
+    """Register ``clear()`` to run when the outermost :func:`model_selection` block ends."""
+    _ON_SELECTION_END.append(clear)
+    return clear
 
 
 def fit_with_context(

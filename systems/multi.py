@@ -33,7 +33,7 @@ Faithfulness notes:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -232,6 +232,20 @@ class MultiDeidentifier(System):
         self.models_: dict[int, System] = {}
         self.seconds_ = {"inner_cross_fitting": 0.0, "bases_on_all_training": 0.0, "meta": 0.0}
         start = time.perf_counter()
+        per_base = self._cross_fitted(documents, context)
+        middle = time.perf_counter()
+        y = [t.label for doc in documents for t in doc.tokens]
+        self._fit_meta(self._meta_features(documents, per_base), y)
+        self.seconds_["inner_cross_fitting"] += middle - start
+        self.seconds_["meta"] += time.perf_counter() - middle
+        return self
+
+    def _cross_fitted(
+        self, documents: list[Document], context: FitContext | None
+    ) -> list[list[list[str]]]:
+        """Every base's labels of every training document, from models that never saw it:
+        shared between outer folds where the run tells the outer folds
+        (:mod:`systems.cross_fitting`), else ``inner_folds`` folds of these documents."""
         labellers = None
         if self.cross_fitting == "shared":
             labellers = shared_plan(documents, context, self.group_by, self.seed)
@@ -244,37 +258,57 @@ class MultiDeidentifier(System):
             keep = []
             self.cross_fitting_ = f"{len(folds)} inner folds"
         self.inner_groups_ = len(folds)
+        specs = parse_bases(self.bases)
         with stages.stage(stages.INNER):
-            per_base = [
-                self._out_of_fold(i, documents, folds, keep) for i in range(len(self.base_specs_))
+            return [
+                prediction_cache.out_of_fold(
+                    self._make_base(system, params), documents, folds, keep
+                ).labels
+                for _, system, params in specs
             ]
-        middle = time.perf_counter()
-        X_rows = self._meta_features(documents, per_base)
-        y = [t.label for doc in documents for t in doc.tokens]
-        rows, labels, weights = collapse_rows(X_rows, y)
+
+    def _fit_meta(self, rows: list[dict[str, float]], y: list[str]) -> None:
+        """The meta-SVM on distinct (row, label) pairs weighted by their counts."""
+        distinct, labels, weights = collapse_rows(rows, y)
         self.vectorizer_ = DictVectorizer()
-        X = _int32(self.vectorizer_.fit_transform(rows))
+        X = _int32(self.vectorizer_.fit_transform(distinct))
         self.classifier_ = LinearSVC(
             C=self.C, class_weight=balanced_weights(y), random_state=self.seed
         )
         self.classifier_.fit(X, labels, sample_weight=weights)
-        self.seconds_["inner_cross_fitting"] += middle - start
-        self.seconds_["meta"] += time.perf_counter() - middle
-        return self
 
-    def _out_of_fold(
+    def selection_predictions(
         self,
-        i: int,
-        documents: list[Document],
+        documents: Sequence[Document],
+        candidates: Sequence[Mapping[str, Any]],
         folds: Sequence[tuple[Sequence[int], Sequence[int]]],
-        keep: Sequence[bool],
-    ) -> list[list[str]]:
-        """Base ``i``'s labels of every training document, from a model that never saw it
-        (rule systems are simply applied)."""
-        _, system, params = self.base_specs_[i]
-        return prediction_cache.out_of_fold(
-            self._make_base(system, params), documents, folds, keep
-        ).labels
+        context: FitContext | None = None,
+    ) -> list[list[prediction_cache.Prediction]] | None:
+        """Candidates that differ in the meta-SVM's cost only are judged on the decisions
+        the final fit cross-fits anyway (bases that never saw the document they label):
+        per inner fold, a meta-SVM fitted on the other folds' rows scores the held-out
+        rows, so selection costs a few meta-SVM fits instead of refitting every base."""
+        if any(set(c) - {"C"} for c in candidates):
+            return None
+        documents = list(documents)
+        probe = self.clone()
+        assert isinstance(probe, MultiDeidentifier)
+        per_base = probe._cross_fitted(documents, context)
+        rows = probe._meta_features(documents, per_base)
+        starts = np.cumsum([0] + [len(d.tokens) for d in documents])
+        out: list[list[prediction_cache.Prediction]] = [[] for _ in candidates]
+        for train, held in folds:
+            train_rows = [r for i in train for r in rows[starts[i] : starts[i + 1]]]
+            y = [t.label for i in train for t in documents[i].tokens]
+            held_rows = [r for i in held for r in rows[starts[i] : starts[i + 1]]]
+            held_docs = [documents[i] for i in held]
+            for c, params in enumerate(candidates):
+                meta = probe.clone().set_params(**params)
+                assert isinstance(meta, MultiDeidentifier)
+                meta._fit_meta(train_rows, y)
+                labels, scores = meta._decide(held_rows, held_docs)
+                out[c].append(prediction_cache.Prediction(labels, scores))
+        return out
 
     def _base_labels(self, i: int, documents: Sequence[Document]) -> list[list[str]]:
         """Base ``i`` trained on all training documents, labelling ``documents``: from the
@@ -309,7 +343,7 @@ class MultiDeidentifier(System):
     def _meta_features(
         self, documents: Sequence[Document], per_base: list[list[list[str]]]
     ) -> list[dict[str, float]]:
-        names = [n for n, _, _ in self.base_specs_]
+        names = [n for n, _, _ in parse_bases(self.bases)]
         rows: list[dict[str, float]] = []
         for d, doc in enumerate(documents):
             n = len(doc.tokens)
@@ -330,24 +364,29 @@ class MultiDeidentifier(System):
         return rows
 
     # -- labelling -----------------------------------------------------------------------
-    def _phi_scores(self, documents: Sequence[Document]) -> tuple[np.ndarray, np.ndarray]:
-        per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
-        start = time.perf_counter()
-        X = _int32(self.vectorizer_.transform(self._meta_features(documents, per_base)))
+    def _decide(
+        self, rows: list[dict[str, float]], documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray]]:
+        """Labels and PHI scores (best PHI class minus ``O``) of the meta rows of
+        ``documents``."""
+        X = _int32(self.vectorizer_.transform(rows))
         if X.shape[0] == 0:
-            return np.empty(0), np.empty(0, dtype=object)
-        classes = self.classifier_.classes_
-        scores = ovr_phi_scores(self.classifier_.decision_function(X), classes)
-        self.seconds_["meta"] += time.perf_counter() - start
-        return scores
+            score, cats = np.empty(0), np.empty(0, dtype=object)
+        else:
+            raw = self.classifier_.decision_function(X)
+            score, cats = ovr_phi_scores(raw, self.classifier_.classes_)
+        flat = np.where(score > self.threshold, cats, OUTSIDE)
+        labels = [list(map(str, part)) for part in split_by_document(flat, documents)]
+        return labels, split_by_document(score, documents)
 
     def predict_scored(
         self, documents: Sequence[Document]
     ) -> tuple[list[list[str]], list[np.ndarray]]:
-        score, cats = self._phi_scores(documents)
-        flat = np.where(score > self.threshold, cats, OUTSIDE)
-        labels = [list(map(str, part)) for part in split_by_document(flat, documents)]
-        return labels, split_by_document(score, documents)
+        per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
+        start = time.perf_counter()
+        out = self._decide(self._meta_features(documents, per_base), documents)
+        self.seconds_["meta"] += time.perf_counter() - start
+        return out
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
         return self.predict_scored(documents)[0]

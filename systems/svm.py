@@ -58,8 +58,17 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from corpora import memo
 from corpora.model import OUTSIDE, PHI, Document
-from systems.base import FitContext, System, Tags, register, split_by_document
+from systems.base import (
+    FitContext,
+    System,
+    Tags,
+    on_selection_end,
+    register,
+    selecting,
+    split_by_document,
+)
 from systems.distinct_rows import balanced_weights, collapse_matrix
 from systems.features.base import FEATURE_SPACE, FeatureClass
 from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
@@ -150,6 +159,29 @@ def ovr_phi_scores(raw: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np
     best = phi_cols[np.argmax(raw[:, phi_cols], axis=1)]
     other = raw[:, o[0]] if len(o) else np.zeros(n)
     return raw[np.arange(n), best] - other, classes[best]
+
+
+@dataclasses.dataclass(frozen=True)
+class Design:
+    """A training matrix as liblinear gets it: ``x`` (rows merged where ``weights`` says how
+    many each stands for), their targets ``y``, every token's target ``y_all`` (for class
+    weights), and the global feature ids of ``x``'s columns."""
+
+    x: sp.csr_matrix
+    y: np.ndarray
+    weights: np.ndarray | None
+    y_all: np.ndarray
+    columns: np.ndarray
+
+
+def _weigh_design(key: Any, design: Design) -> int:
+    x = design.x
+    return x.data.nbytes + x.indices.nbytes + x.indptr.nbytes + 8 * len(design.y_all)
+
+
+#: Training matrices kept for the next candidate during model selection only.
+_DESIGNS: memo.Memo[Any, Design] = memo.Memo("svm.designs", weigh=_weigh_design)
+on_selection_end(_DESIGNS.clear)
 
 
 class FeatureSVM(System):
@@ -334,23 +366,15 @@ class FeatureSVM(System):
             )
             self.first_ = self._first_stage().fit(documents)
         self.generation_ = FEATURE_SPACE.generation
-        x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
-        y = self._targets(documents)
-        # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
-        self.columns_ = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
-        classes = np.unique(y)
-        estimator = self._estimator(y) if len(classes) >= 2 else None  # weights: every token
-        # identical rows as one weighted row (systems.distinct_rows): the same liblinear
-        # problem, a quarter fewer rows on the embedded corpus, three in four fewer with
-        # augmented copies; merged before the float64 copy, which they then keep small
-        merge = estimator is not None and self.kernel == "linear" and self.merge_rows
-        weights: np.ndarray | None = None
-        if merge and first_labels is None:
-            x, y, weights = collapse_matrix(x, y, MERGE_LIMIT)
-        x = project(x, self.columns_)
+        design = self._design(documents, first_labels)
+        self.columns_ = design.columns
+        classes = np.unique(design.y_all)
+        # class weights from every token; none at all when there is nothing to separate
+        estimator = self._estimator(design.y_all) if len(classes) >= 2 else None
+        x, y, weights = design.x, design.y, design.weights
         if first_labels is not None:
             x = self._with_context(x, documents, first_labels, fit=True)
-            if merge:
+            if estimator is not None and self._merges():
                 x, y, weights = collapse_matrix(x, y, MERGE_LIMIT)
         if estimator is None:
             # nothing to separate: remember the only class (all O or all PHI)
@@ -362,6 +386,41 @@ class FeatureSVM(System):
         self.constant_ = None
         self.model_ = estimator.fit(x, y, sample_weight=weights)
         return self
+
+    def _merges(self) -> bool:
+        return self.kernel == "linear" and self.merge_rows
+
+    def _design(self, documents: list[Document], first_labels: Any) -> Design:
+        """The training matrix of ``documents``: identical rows merged (systems.distinct_rows:
+        the same liblinear problem, a quarter fewer rows on the embedded corpus, three in
+        four fewer with augmented copies), before the float64 copy, which they keep small.
+
+        It depends on the documents, the features and the targets, not on ``C`` or the
+        class weights, so while candidates are selected (:func:`systems.base.model_selection`)
+        the last ones are kept for the next candidate."""
+        key = (
+            tuple(f.key() for f in self._features()),
+            self.mode,
+            self.train_categories,
+            self._merges() and first_labels is None,
+            FEATURE_SPACE.generation,
+            *(d.fingerprint for d in documents),
+        )
+        if selecting():
+            kept = _DESIGNS.get(key)
+            if kept is not None:
+                return kept
+        x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
+        y_all = self._targets(documents)
+        # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
+        columns = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
+        y, weights = y_all, None
+        if key[3] and len(np.unique(y_all)) >= 2:
+            x, y, weights = collapse_matrix(x, y_all, MERGE_LIMIT)
+        design = Design(project(x, columns), y, weights, y_all, columns)
+        if selecting():
+            _DESIGNS.put(key, design)
+        return design
 
     # -- prediction ----------------------------------------------------------------------
     def _scores(self, x: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray | None]:

@@ -113,7 +113,14 @@ def test_memoize_replaces_lru_cache() -> None:
 def test_every_memo_has_a_budget_and_they_fit_the_target() -> None:
     import importlib
 
-    for module in ("bench.metrics", "corpora.nlp", "systems.crf", "systems.patterns"):
+    for module in (
+        "bench.metrics",
+        "corpora.nlp",
+        "systems.crf",
+        "systems.patterns",
+        "systems.prediction_cache",
+        "systems.svm",
+    ):
         importlib.import_module(module)
 
     names = {m.name for m in memo.memos()}

@@ -74,6 +74,6 @@ def test_a_limit_splits_heavy_rows() -> None:
     dual solver down more than its tolerance allows, systems.svm.MERGE_LIMIT)."""
     x, y = _data(2)
     _, _, unlimited = collapse_matrix(x, y)
-    xu, yu, w = collapse_matrix(x, y, max_weight=8)
+    xu, _, w = collapse_matrix(x, y, max_weight=8)
     assert unlimited.max() > 8 and w.max() == 8 and w.sum() == x.shape[0]
     assert xu.shape[0] > len(unlimited)

@@ -133,7 +133,7 @@ def test_meta_training_decisions_come_from_bases_that_never_saw_the_document(toy
     multi = MultiDeidentifier(bases=(("memo", "test-memorizer", ()),), inner_folds=3)
     docs = _docs(9)
     multi.fit(docs)
-    out_of_fold = multi._out_of_fold(0, docs, multi_module.document_kfold(docs, 3, 0), [])
+    out_of_fold = multi._cross_fitted(docs, None)[0]
     assert all(label == "O" for doc in out_of_fold for label in doc)
 
 
@@ -371,3 +371,35 @@ def test_cross_validation_shares_the_inner_fits_between_outer_folds(toys) -> Non
     assert all(any(f.isdisjoint(t) for t in tests) for f in inner)
     infos = [o.info for o in result.outcomes if o.system == "multi"]
     assert {i["cross_fitting"] for i in infos} == {"shared between outer folds"}
+
+
+def test_tuning_multi_costs_meta_fits_only(toys) -> None:
+    """``--tune`` judges multi's candidates (the meta-SVM's cost) on the cross-fitted
+    decisions its fit needs anyway: no base is fitted more often than without tuning."""
+    from bench.runner import RunConfig, run
+    from tests.bench.toy import make_corpus
+
+    corpus = make_corpus(36, name="t", notes_per_patient=2)
+    counts = []
+    for tune in (True, False):
+        CountingMemorizer.fitted = []
+        config = RunConfig(
+            systems=["multi"],
+            corpora=["t"],
+            folds=6,
+            tune=tune,
+            show_progress=False,
+            n_resamples=20,
+            n_shuffles=20,
+            system_params={"multi": {"bases": "test-counting-memorizer,test-caps"}},
+        )
+        result = run(config, {"t": corpus})
+        assert not result.failures
+        counts.append(len(CountingMemorizer.fitted))
+        if tune:
+            chosen = [o.info["chosen"] for o in result.outcomes]
+            assert all(set(c) == {"C", "threshold"} for c in chosen)
+            assert all(o.info["candidates"] == 3 for o in result.outcomes)
+    # tuned: six full fits and six shared inner fits, as many as without tuning, which
+    # then finds every one of them in the prediction cache
+    assert counts == [6 + 6, 0]

@@ -296,3 +296,32 @@ def test_word_form_recognises_names_no_training_note_held() -> None:
     paper = doctor_recall(LocalContextSVM(features=NO_NLTK))
     extended = doctor_recall(LocalContextSVM(features=NO_NLTK, word_form=True))
     assert extended >= 0.9 and extended > paper
+
+
+def test_candidates_share_one_training_matrix_during_model_selection(monkeypatch) -> None:
+    """While candidates are selected, C and the class weights change the solver, not the
+    matrix: it is built once, the models are those built without sharing, and nothing
+    is kept afterwards."""
+    from systems import svm as svm_module
+    from systems.base import model_selection
+
+    docs = notes(12, seed=5)
+    features = ("orthography", "dictionaries")  # no POS tags needed
+    built = []
+    real = FEATURE_SPACE.matrix
+    monkeypatch.setattr(
+        FEATURE_SPACE, "matrix", lambda *a, **k: built.append(1) or real(*a, **k)
+    )
+    alone = [
+        get_system("svm", features=features, C=c).fit(docs).model_.coef_ for c in (0.1, 1.0)
+    ]
+    assert len(built) == 2
+    with model_selection():
+        shared = [
+            get_system("svm", features=features, C=c).fit(docs).model_.coef_
+            for c in (0.1, 1.0)
+        ]
+        assert len(svm_module._DESIGNS) == 1
+    assert len(built) == 3
+    assert all((a == b).all() for a, b in zip(alone, shared, strict=True))
+    assert len(svm_module._DESIGNS) == 0
