@@ -10,6 +10,7 @@ Subcommands (each has ``--help``)::
     infogain CORPUS                              information gain of features (SU06 §6.4)
     kernels CORPUS                               SVM kernels (Stat De-id Table 3)
     reproduce sibanda2006|tafvizi2011|statdeid   a paper's experiments, figures and verdicts
+    check NAME|MODULE:CLASS|all                  a system against the adapter contract
 
 Exit codes: 0 success; 1 a system failed (the others finished and were reported); 2 bad
 input or usage (one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 the
@@ -483,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _analysis_options(kern)
     _reproduce_parser(sub)
+    _check_parser(sub)
 
     prof = sub.add_parser(
         "profile",
@@ -556,6 +558,57 @@ def _reproduce_parser(sub: Any) -> None:
         help="smoke test: 60 embedded documents, 3 folds, fewer shuffles (numbers meaningless)",
     )
     _common_corpus_options(rep)
+
+
+def _check_parser(sub: Any) -> None:
+    check = sub.add_parser(
+        "check",
+        help="check systems against the adapter contract (docs/extending.md)",
+        description="Run the conformance suite (systems/conformance.py) on each system, on a "
+        "few generated notes: parameters, clone, fit/predict labels, determinism, pickling, "
+        "declared tags and facts.  Exit code 1 when a system breaks a promise; a system that "
+        "cannot run here is reported as not checked.",
+    )
+    check.add_argument(
+        "systems",
+        nargs="+",
+        metavar="SYSTEM",
+        help="a registered name, 'all', or MODULE:CLASS (a class importable from here, "
+        "registered or not)",
+    )
+    _peers_option(check)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Every check of :mod:`systems.conformance` on each system, one line per check."""
+    from bench.run_types import UsageError
+    from corpora.model import printable
+    from systems.base import SYSTEMS
+    from systems.conformance import NotCheckable, resolve, run_checks, sample_notes
+
+    targets = [n for t in args.systems for n in (SYSTEMS.names() if t == "all" else [t])]
+    entries = []
+    for target in dict.fromkeys(targets):
+        try:
+            entries.append(resolve(target))
+        except (KeyError, ImportError, AttributeError, TypeError) as exc:
+            reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            raise UsageError(f"check {target}: {reason}") from None
+    notes = sample_notes()
+    failed = False
+    for entry in entries:
+        try:
+            results = run_checks(entry, notes)
+        except NotCheckable as exc:
+            print(printable(f"{entry.name}: not checked: {exc}"))
+            continue
+        broken = [r for r in results if not r.passed]
+        failed = failed or bool(broken)
+        verdict = "FAILS" if broken else "passes"
+        print(printable(f"{entry.name}: {verdict} ({len(results) - len(broken)}/{len(results)})"))
+        for r in results:
+            print(printable(f"  {'ok  ' if r.passed else 'FAIL'} {r.check}  {r.message}".rstrip()))
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -1035,6 +1088,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return cmd_reproduce(args)
         if args.command == "profile":
             return cmd_profile(args)
+        if args.command == "check":
+            return cmd_check(args)
         return cmd_analysis(args)
     except (CorpusError, MissingResourceError, UsageError, BackendError, CacheError) as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)

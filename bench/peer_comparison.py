@@ -65,8 +65,7 @@ def pairs(scorer: Scorer) -> list[tuple[str, str]]:
         target = spec.cls.original_of
         if target is None or target not in SYSTEMS:
             continue
-        entry = SYSTEMS.get(target)
-        target_cls = getattr(entry, "cls", entry)
+        target_cls = SYSTEMS.get(target).cls
         out.extend(
             (name, other)
             for other, other_spec in scorer.systems.items()

@@ -176,7 +176,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
     ``--augment`` for one learned system, so two augmentations of the same system are
     scored on the same folds in one run, with paired tests between them.
     """
-    from systems.base import SYSTEMS, Preset, System, params_from_mapping
+    from systems.base import SYSTEMS, System, params_from_mapping
 
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
@@ -200,9 +200,9 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             if not part:
                 continue
             if part == "all":
-                wanted.extend(n for n, c in known.items() if not _external(c))
+                wanted.extend(n for n, e in known.items() if not e.external)
             elif part == "peers":
-                wanted.extend(n for n, c in known.items() if _external(c))
+                wanted.extend(n for n, e in known.items() if e.external)
             elif part in known:
                 wanted.append(part)
                 explicit.add(part)
@@ -222,8 +222,8 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
     specs: dict[str, SystemSpec] = {}
     for name in dict.fromkeys(wanted):
         entry = known[registry_name.get(name, name)]
-        cls, preset = _class_and_preset(entry)
-        params = {**preset, **dict(config.system_params.get(name, {}))}
+        cls = entry.cls
+        params = {**entry.params, **dict(config.system_params.get(name, {}))}
         augment = tuple(config.augment)
         if AUGMENT_PARAM in params and AUGMENT_PARAM not in cls._param_names():
             augment = _system_augment(name, params.pop(AUGMENT_PARAM))
@@ -239,11 +239,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             raise UsageError(f"system {name!r}: {reason}") from None
         if augment != tuple(config.augment) and not tags.requires_training:
             raise UsageError(f"--param {name}.augment: {name!r} is not trained")
-        asked = (
-            name in explicit
-            or name in config.system_params
-            or getattr(entry, "configured", False)
-        )
+        asked = name in explicit or name in config.system_params or entry.configured
         _check_available(name, instance, asked)
         specs[name] = SystemSpec(
             name,
@@ -251,7 +247,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             params,
             tags,
             _wrappers(instance, config, augment),
-            preset_description=entry.description if isinstance(entry, Preset) else None,
+            entry=entry,
             augment=augment if tags.requires_training else (),
         )
     return specs
@@ -292,17 +288,6 @@ def _system_augment(name: str, value: Any) -> tuple[str, ...]:
     if bad:
         raise UsageError(f"--param {name}.augment={text}: use {', '.join(AUGMENTATIONS)}")
     return variants
-
-
-def _external(entry: Any) -> bool:
-    cls, _ = _class_and_preset(entry)
-    return cls.external
-
-
-def _class_and_preset(entry: Any) -> tuple[type, dict[str, Any]]:
-    """A registry entry is a System class or a preset (a class with fixed parameters)."""
-    cls = getattr(entry, "cls", entry)
-    return cls, dict(getattr(entry, "params", {}) or {})
 
 
 def _wrappers(

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
 from bench.augment import describe_augment
-from bench.paper_figures import DEPARTURES
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
@@ -120,6 +119,18 @@ def significant_vs_best(
 def _sentence(text: str) -> str:
     """First letter up, the rest untouched (``str.capitalize`` would lower "ID", "O")."""
     return text[:1].upper() + text[1:]
+
+
+#: Headings of the subsets a system's source compared it on (:attr:`System.compared_on`);
+#: any other subset is headed by its description.
+COMPARED_ON_TITLES = {"no_id": "Everything but IDs (the IdentiFinder comparison)"}
+
+
+def _compared_on(result: RunResult, systems: Sequence[str]) -> list[str]:
+    """The subsets the sources of ``systems`` compared them on, each once, in the order
+    the systems declare them: each gets a table of every system."""
+    declared = (result.systems[s].get("compared_on", ()) for s in systems)
+    return list(dict.fromkeys(subset for subsets in declared for subset in subsets))
 
 
 def headline_table(
@@ -366,7 +377,7 @@ def render_report(
                     s["description"],
                     "yes" if s["requires_training"] else "no",
                     s["headline_subset"],
-                    DEPARTURES.get(n, DEPARTURES.get(s.get("registered", n), "")),
+                    s.get("departures", ""),
                 ]
                 for n, s in result.systems.items()
             ],
@@ -404,13 +415,13 @@ def render_report(
                 pub = published_table(corpus, PLO)
                 if pub:
                     out += ["Published figures (different data):", "", pub, ""]
-        if "hmm" in all_systems:
-            table = headline_table(df, sig, corpus, all_systems, "no_id", alpha)
+        for subset in _compared_on(result, all_systems):
+            table = headline_table(df, sig, corpus, all_systems, subset, alpha)
             if table:
                 out += [
-                    "### Everything but IDs (the IdentiFinder comparison)",
+                    f"### {COMPARED_ON_TITLES.get(subset, _sentence(SUBSETS[subset]))}",
                     "",
-                    f"{_sentence(SUBSETS['no_id'])}. No significance marks: the tests "
+                    f"{_sentence(SUBSETS[subset])}. No significance marks: the tests "
                     "in `significance.csv` are run on the headline subsets.",
                     "",
                     table,

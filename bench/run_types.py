@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from corpora.model import Corpus
-    from systems.base import System, Tags
+    from systems.base import System, SystemEntry, Tags
 
 #: The four embedded corpora ``--corpora all`` means (Sibanda & Uzuner 2006, §3, §6.2-6.3).
 DEFAULT_CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
@@ -161,8 +161,9 @@ class SystemSpec:
     params: Mapping[str, Any]
     tags: Tags
     wrappers: tuple[tuple[type[System], Mapping[str, Any]], ...] = ()
-    #: A preset's own description (``philter-lenient`` is not Philter as it ships).
-    preset_description: str | None = None
+    #: The registry entry it was built from: its description and departures (a preset's
+    #: own: ``philter-lenient`` is not Philter as it ships); ``None``: the class's.
+    entry: SystemEntry | None = None
     #: The transformed training copies it trains with (``--augment``, or its own
     #: ``--param NAME.augment``); empty for systems that are not trained.
     augment: tuple[str, ...] = ()
@@ -176,7 +177,11 @@ class SystemSpec:
 
     @property
     def description(self) -> str:
-        return self.preset_description or self.cls.description
+        return self.entry.description if self.entry is not None else self.cls.description
+
+    @property
+    def departures(self) -> str:
+        return self.entry.departures if self.entry is not None else self.cls.departures
 
 
 @dataclass(frozen=True)

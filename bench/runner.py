@@ -85,6 +85,9 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         systems={
             name: {
                 "description": spec.description,
+                "citation": spec.cls.citation,
+                "departures": spec.departures,
+                "compared_on": list(spec.cls.compared_on),
                 "registered": spec.cls.name,
                 "params": dict(spec.params),
                 "tags": spec.tags.as_dict(),

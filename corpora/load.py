@@ -16,12 +16,17 @@ apart for hand-tuning rules and ``evaluation:SPEC`` the notes of all other patie
 
 Readers and variants register themselves, with a one-line description, in the registries
 :data:`READERS` and :data:`VARIANTS` (:func:`reader`, :func:`variant`), so a new format is one
-module in ``corpora/readers/`` and ``python -m bench list`` shows it.
+module in ``corpora/readers/`` and ``python -m bench list`` shows it.  A package outside this
+repository adds a reader through the ``deid_bench.readers`` entry-point group
+(``mine = "mypkg.module:read"``: the entry point's name is the KIND, the function's first
+docstring line its description), as systems do through ``deid_bench.systems``
+(``docs/extending.md``).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -49,9 +54,24 @@ class Variant(Protocol):
     def __call__(self, corpus: Corpus, *, seed: int) -> Corpus: ...
 
 
+#: The entry-point group through which installed packages add readers.
+READER_ENTRY_POINT_GROUP = "deid_bench.readers"
+
+
+def _first_line(obj: object) -> str:
+    """A reader's description when it names none: the first line of its docstring."""
+    return (getattr(obj, "__doc__", None) or "").strip().split("\n")[0]
+
+
 #: Corpus readers by KIND (``KIND:PATH`` specs); every module of :mod:`corpora.readers`
-#: registers one with :func:`reader`, and is imported on the first lookup.
-READERS: Registry[Reader] = Registry("corpus kind", package="corpora.readers")
+#: registers one with :func:`reader`, and is imported on the first lookup, as is every
+#: reader of the :data:`READER_ENTRY_POINT_GROUP` entry-point group.
+READERS: Registry[Reader] = Registry(
+    "corpus kind",
+    package="corpora.readers",
+    entry_point_group=READER_ENTRY_POINT_GROUP,
+    describe=_first_line,
+)
 #: Corpus transforms by name (``VARIANT:SPEC`` specs and the embedded corpora), registered by
 #: :mod:`corpora.variants` with :func:`variant`, in the papers' order (authentic first).
 VARIANTS: Registry[Variant] = Registry("corpus variant", package="corpora.variants", ordered=True)
@@ -126,7 +146,12 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
     if head in VARIANTS:
         base, skipped = load_corpus(rest, options)
         return _renamed(get_variant(head)(base, seed=options.seed), spec), skipped
-    result = get_reader(head)(rest, lenient=options.lenient)
+    read = get_reader(head)
+    if not os.path.lexists(rest):
+        # the reader contract, held here for every reader (a plug-in's too): a missing path
+        # is one line naming it, lenient or not
+        raise CorpusError("missing file", file=rest)
+    result = read(rest, lenient=options.lenient)
     if not result.documents:
         raise CorpusError("no documents could be read", file=rest)
     corpus = Corpus(name=spec, documents=tuple(result.documents), metadata={"kind": head})

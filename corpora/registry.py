@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -41,7 +41,11 @@ class Registry(Generic[T]):
     ``package``: a package whose modules are imported on first lookup (modules starting with
     ``_`` are skipped), or a single module, imported on first lookup; ``entry_point_group``:
     an entry-point group loaded on first lookup (each entry point names an object;
-    :attr:`describe` gives its description).  ``ordered``: names are listed in the order
+    :attr:`describe` gives its description; ``load`` turns it into the registry's own
+    shape, so an installed plug-in may name a bare class where entries are records).
+    ``identity``: what makes two registrations under one name the same entry (default: the
+    same object, or the same class re-created by a module reload); registering a different
+    entry under a taken name is an error.  ``ordered``: names are listed in the order
     they were registered (a paper's order, which also fixes the order of what is built from
     them) instead of sorted.
 
@@ -57,6 +61,8 @@ class Registry(Generic[T]):
         entry_point_group: str | None = None,
         describe: Callable[[T], str] | None = None,
         name_of: Callable[[T], str] | None = None,
+        load: Callable[[Any], T] | None = None,
+        identity: Callable[[T], Hashable] | None = None,
         ordered: bool = False,
     ) -> None:
         self.kind = kind
@@ -64,6 +70,8 @@ class Registry(Generic[T]):
         self.entry_point_group = entry_point_group
         self.describe = describe
         self.name_of = name_of
+        self.load = load
+        self.identity = identity
         self.ordered = ordered
         self._entries: dict[str, Entry[T]] = {}
         self._discovered = False
@@ -76,13 +84,21 @@ class Registry(Generic[T]):
         silently)."""
         if not name:
             raise ValueError(f"a {self.kind} needs a name")
+        existing = self._entries.get(name)
+        if existing is not None and not self._same(existing.obj, obj):
+            raise ValueError(f"{self.kind} name {name!r} is already registered by {existing.obj!r}")
+        if not description and existing is not None and existing.obj is obj:
+            # an entry point naming what its module's decorator registered: keep its line
+            description = existing.description
         if not description and self.describe is not None:
             description = self.describe(obj)
-        existing = self._entries.get(name)
-        if existing is not None and not _same(existing.obj, obj):
-            raise ValueError(f"{self.kind} name {name!r} is already registered by {existing.obj!r}")
         self._entries[name] = Entry(name, obj, description)
         return obj
+
+    def _same(self, a: T, b: T) -> bool:
+        if self.identity is not None:
+            return a is b or self.identity(a) == self.identity(b)
+        return _same(a, b)
 
     def register(self, name: str, description: str = "") -> Callable[[T], T]:
         """Decorator form of :meth:`add`."""
@@ -118,6 +134,8 @@ class Registry(Generic[T]):
             if self.entry_point_group is not None:
                 for ep in sorted(entry_points(group=self.entry_point_group), key=_ep_name):
                     obj = ep.load()
+                    if self.load is not None:
+                        obj = self.load(obj)
                     name = self.name_of(obj) if self.name_of is not None else ep.name
                     self.add(name, obj)
             self._discovered = True

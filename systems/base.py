@@ -10,7 +10,14 @@ the runner reads the tags and never probes attributes.
 Systems are found by name in :data:`SYSTEMS`, a :class:`corpora.registry.Registry` that
 imports every module of this package (drop ``systems/mine.py`` with a ``@register``-ed class
 and ``--systems mine`` finds it) and the ``deid_bench.systems`` entry-point group (for
-packages outside this repository: ``mine = "mypkg.module:MyDeid"``).
+packages outside this repository: ``mine = "mypkg.module:MyDeid"``).  Every entry has one
+shape, :class:`SystemEntry`: a class, the parameters it is built with, and what is said
+about it.
+
+A system carries its own facts -- :attr:`System.description`, :attr:`System.citation`,
+:attr:`System.departures` from its source -- so reports read them from the class and a new
+system needs no edit elsewhere; :mod:`systems.conformance` checks any system against this
+contract (``python -m bench check NAME``).
 """
 
 from __future__ import annotations
@@ -19,8 +26,8 @@ import contextlib
 import contextvars
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -116,16 +123,32 @@ class CannotStart(HarnessError):
 class System(ABC):
     """A de-identifier: learns from documents with gold spans, labels tokens of new ones.
 
-    Subclasses set :attr:`name` and :attr:`description` and store their parameters in
-    ``__init__`` under the same names (so :meth:`get_params`, cache keys and :meth:`clone`
-    work).  The class attributes below are the defaults of :meth:`tags`; a system whose
+    Subclasses set :attr:`name` and :attr:`description` (and, for a re-implementation,
+    :attr:`citation` and :attr:`departures`) and store their parameters in ``__init__``
+    under the same names (so :meth:`get_params`, cache keys and :meth:`clone` work).  The
+    capability attributes below are the defaults of :meth:`tags`; a system whose
     capabilities depend on its parameters overrides :meth:`tags`.
+    ``python -m bench check NAME`` (:mod:`systems.conformance`) checks all of this.
     """
 
     #: Registry name, used by ``--systems NAME``.
     name: ClassVar[str] = ""
     #: One line for ``python -m bench list``.
     description: ClassVar[str] = ""
+    #: The source this system implements or runs (paper and section, or the tool's
+    #: project); empty for a system of this harness's own.
+    citation: ClassVar[str] = ""
+    #: What could not be reproduced from :attr:`citation`, and what stands in for it: one
+    #: line, printed in every report's systems table.  Required when there is a citation
+    #: (:mod:`systems.conformance`).
+    departures: ClassVar[str] = ""
+    #: Scoring subsets (names of :data:`bench.metrics.SUBSETS`) its source compared it on
+    #: besides the headline: the report adds a table of every system on each.
+    compared_on: ClassVar[tuple[str, ...]] = ()
+    #: Cheap parameters for checking the adapter contract on a few short notes
+    #: (:mod:`systems.conformance`: fewer iterations, fewer base systems); never used in a
+    #: run.  A system that needs a parameter to run at all (a command line) gives it here.
+    conformance_params: ClassVar[Mapping[str, Any]] = {}
     #: ``False`` for systems that need no training data.
     requires_training: ClassVar[bool] = True
     #: ``None``: the same as :attr:`requires_training` (learned systems use POS tags).
@@ -416,13 +439,82 @@ def fit_with_context(
 
 S = TypeVar("S", bound=type[System])
 
+
+@dataclass(frozen=True)
+class SystemEntry:
+    """What :data:`SYSTEMS` holds under a name: a system class, the parameters it is built
+    with, and what is said about it -- one shape for every entry.
+
+    A registered class is an entry with its own name and no parameters
+    (:meth:`of`).  A *preset* is a class with fixed parameters under a name of its own:
+    external tools configured in a TOML file (:mod:`systems.command`) and labelled
+    configurations (``philter-lenient``): ``--systems NAME`` builds ``cls(**params)``,
+    ``--param NAME.x=...`` overrides one of the params, and the report lists the preset's
+    name, description and departures.  Calling an entry builds an instance, like calling a
+    class.
+    """
+
+    name: str
+    cls: type[System]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: Empty: the class's own (a preset may say what it changes).
+    description: str = ""
+    departures: str = ""
+    #: Configured by the user (a ``--peers`` file), not shipped: a run that chooses it
+    #: with the ``peers`` group asked for it all the same, so one that cannot run is a
+    #: usage error rather than a system skipped.
+    configured: bool = False
+    #: Registered by :func:`register_preset`, not as a class's own entry.
+    preset: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "description", self.description or self.cls.description)
+        object.__setattr__(self, "departures", self.departures or self.cls.departures)
+
+    @classmethod
+    def of(cls, obj: SystemEntry | type[System]) -> SystemEntry:
+        """The entry of a system class (an entry stays as it is): what an entry point may
+        name."""
+        if isinstance(obj, SystemEntry):
+            return obj
+        if not (isinstance(obj, type) and issubclass(obj, System)):
+            raise TypeError(f"{obj!r} is neither a System subclass nor a SystemEntry")
+        return cls(obj.name, obj)
+
+    @property
+    def identity(self) -> Hashable:
+        """What makes two registrations of a name the same entry: the same class (or the
+        same class re-created by a module reload); any preset replaces a preset of the same
+        name (a configuration file read again), never a class."""
+        if self.preset:
+            return ("preset",)
+        return ("class", self.cls.__module__, self.cls.__qualname__)
+
+    @property
+    def citation(self) -> str:
+        return self.cls.citation
+
+    @property
+    def requires_training(self) -> bool:
+        return self.cls.requires_training
+
+    @property
+    def external(self) -> bool:
+        return self.cls.external
+
+    def __call__(self, **params: Any) -> System:
+        return self.cls(**{**dict(self.params), **params})
+
+
 #: Every system by name: ``systems/*.py`` modules and the entry-point group.
-SYSTEMS: Registry[type[System]] = Registry(
+SYSTEMS: Registry[SystemEntry] = Registry(
     "system",
     package="systems",
     entry_point_group=ENTRY_POINT_GROUP,
-    describe=lambda cls: cls.description,
-    name_of=lambda cls: cls.name,
+    describe=lambda entry: entry.description,
+    name_of=lambda entry: entry.name,
+    load=SystemEntry.of,
+    identity=lambda entry: entry.identity,
 )
 
 
@@ -430,35 +522,8 @@ def register(cls: S) -> S:
     """Class decorator: make ``cls`` available to ``--systems cls.name``."""
     if not getattr(cls, "name", ""):
         raise ValueError(f"{cls.__name__} must set a class attribute 'name'")
-    SYSTEMS.add(cls.name, cls, cls.description)
+    SYSTEMS.add(cls.name, SystemEntry.of(cls))
     return cls
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A registry entry that is a system class with fixed parameters, under its own name.
-
-    External tools configured in a TOML file (:mod:`systems.command`) and labelled
-    configurations (``philter-lenient``) are presets: ``--systems NAME`` builds
-    ``cls(**params)``, ``--param NAME.x=...`` overrides one of the params, and the report
-    lists the preset's name.  Calling a preset builds an instance, like calling a class.
-    """
-
-    name: str
-    cls: type[System]
-    params: Mapping[str, Any]
-    description: str
-    #: Configured by the user (a ``--peers`` file), not shipped: a run that chooses it
-    #: with the ``peers`` group asked for it all the same, so one that cannot run is a
-    #: usage error rather than a system skipped.
-    configured: bool = False
-
-    @property
-    def requires_training(self) -> bool:
-        return self.cls.requires_training
-
-    def __call__(self, **params: Any) -> System:
-        return self.cls(**{**dict(self.params), **params})
 
 
 def register_preset(
@@ -467,16 +532,23 @@ def register_preset(
     params: Mapping[str, Any],
     description: str,
     *,
+    departures: str = "",
     configured: bool = False,
-) -> Preset:
-    """Register ``cls`` with ``params`` as the system ``name`` (see :class:`Preset`); the
-    parameters are checked against ``cls``'s constructor first."""
-    preset = Preset(
-        name, cls, dict(params_from_mapping(cls, params)), description, configured=configured
+) -> SystemEntry:
+    """Register ``cls`` with ``params`` as the system ``name`` (a preset, see
+    :class:`SystemEntry`); the parameters are checked against ``cls``'s constructor first."""
+    preset = SystemEntry(
+        name,
+        cls,
+        dict(params_from_mapping(cls, params)),
+        description,
+        departures=departures,
+        configured=configured,
+        preset=True,
     )
     # a preset replaces a preset of the same name (a configuration file read again); a
-    # name taken by a system class is an error (corpora.registry.Registry.add)
-    SYSTEMS.add(name, preset, description)  # type: ignore[arg-type]
+    # name taken by a system class is an error (SystemEntry.identity)
+    SYSTEMS.add(name, preset)
     return preset
 
 
@@ -485,7 +557,7 @@ def unregister(name: str) -> None:
     SYSTEMS.remove(name)
 
 
-def available_systems() -> dict[str, type[System]]:
+def available_systems() -> dict[str, SystemEntry]:
     """All registered systems by name, in a stable (sorted) order."""
     return SYSTEMS.as_dict()
 

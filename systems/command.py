@@ -46,11 +46,12 @@ import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, ClassVar
 
 from corpora.model import Document
 from systems.base import (
     SYSTEMS,
-    Preset,
+    SystemEntry,
     SystemUnavailable,
     params_from_mapping,
     register,
@@ -106,6 +107,17 @@ class CommandSystem(ExternalSystem):
 
     name = "command"
     description = "any command-line de-identifier (--param command.cmd='...'), run per note"
+    departures = (
+        "an external tool run as it is; redacted output is aligned back to the note "
+        "(docs/peers.md), type names read through a label table"
+    )
+    #: It runs nothing without a command: the contract is checked on a one-line tool that
+    #: masks digits (:mod:`systems.conformance`).
+    conformance_params: ClassVar[Mapping[str, Any]] = {
+        "cmd": '{python} -c "import re, sys; '
+        "sys.stdout.write(re.sub('[0-9]', 'X', sys.stdin.read()))\"",
+        "output": "redacted",
+    }
     relative_cost = 20.0  # a process per note; scheduling only
 
     def __init__(
@@ -280,7 +292,7 @@ class PeerFileError(ValueError):
     """A bad external-systems file: one line naming the file, the table and the problem."""
 
 
-def load_presets(path: str | os.PathLike[str]) -> list[Preset]:
+def load_presets(path: str | os.PathLike[str]) -> list[SystemEntry]:
     """Register every ``[systems.NAME]`` table of the TOML file at ``path`` as a preset.
 
     Each table's keys are the parameters of its ``system`` (default ``command``, or any
@@ -326,11 +338,10 @@ def _external_class(kind: str) -> type[ExternalSystem] | None:
     for module in _system_modules():
         importlib.import_module(module)
     try:
-        entry = SYSTEMS.get(kind)
+        cls = SYSTEMS.get(kind).cls
     except KeyError:
         return None
-    cls = getattr(entry, "cls", entry)
-    if isinstance(cls, type) and issubclass(cls, ExternalSystem):
+    if issubclass(cls, ExternalSystem):
         return cls
     return None
 
@@ -344,7 +355,7 @@ def _system_modules() -> list[str]:
     )
 
 
-def load_presets_from_env() -> list[Preset]:
+def load_presets_from_env() -> list[SystemEntry]:
     """The presets of the file ``DEID_BENCH_PEERS`` names (none when unset)."""
     path = os.environ.get(ENV_PEERS)
     return load_presets(path) if path else []

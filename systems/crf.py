@@ -553,6 +553,12 @@ class StanfordCrf(CrfSystem):
         "Stanford-NER-style CRF (Finkel et al. 2005; Tafvizi 2011 §2.2), sklearn-crfsuite; "
         "two_stage=True adds the Illinois second pass"
     )
+    citation = "Finkel et al. 2005; Tafvizi 2011 §2.2, §2.4"
+    departures = (
+        "CRFsuite (L2-regularized, SGD 10 epochs; Stanford optimizes by quasi-Newton) "
+        "instead of Stanford's CRF; no Gibbs-sampling "
+        "long-distance model"
+    )
 
     def __init__(
         self,

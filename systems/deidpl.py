@@ -125,6 +125,11 @@ class DeidPl(ExternalSystem):
 
     name = "deidpl"
     description = "the original PhysioNet deid.pl 1.1 (Perl; Neamatullah et al. 2008), run as it is"
+    citation = "Neamatullah et al. 2008"
+    departures = (
+        "the original program, all notes of a call in one run; its PHI types mapped "
+        "onto our labels (docs/peers.md)"
+    )
     original_of = "mimic"
     relative_cost = 30.0  # about 2,300 tokens/s; scheduling only
     type_rules = (

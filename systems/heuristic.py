@@ -278,6 +278,12 @@ class HeuristicDeidentifier(System):
     relative_cost = 0.2  # measured, for scheduling only
     name = "heuristic"
     description = "Heuristic + dictionary baseline (Douglass 2005; Sibanda & Uzuner 2006 §4.1)"
+    citation = "Douglass 2005, as described in Sibanda & Uzuner 2006 §4.1"
+    departures = (
+        "Douglass's program unavailable: rules re-written from §4.1 with the context "
+        "words of its successor, deid 1.1, on the harness dictionaries; no age patterns (§4.1 "
+        "lists none)"
+    )
     requires_training = False
     predicts_categories = True
 

@@ -176,6 +176,14 @@ class IdentiFinderHMM(System):
         "IdentiFinder-style HMM (Bikel et al. 1999): per-class bigram word models with "
         "word-feature back-off, Viterbi over sentences (2006 paper §4.3)"
     )
+    citation: ClassVar[str] = "Bikel et al. 1999; Sibanda & Uzuner 2006 §4.3"
+    departures: ClassVar[str] = (
+        "IdentiFinder's news-trained model unavailable: trained on the training folds "
+        "(in-domain, so stronger than the paper's); simplified unknown-word model"
+    )
+    #: IdentiFinder was not trained on IDs, so the 2006 paper compares every system with
+    #: it on everything else (§6, Tables 2, 4, 7, 11).
+    compared_on: ClassVar[tuple[str, ...]] = ("no_id",)
     requires_training: ClassVar[bool] = True
     predicts_categories: ClassVar[bool] = True
 

@@ -134,6 +134,8 @@ class MegaSVM(FeatureSVM):
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
     name = "mega"
     description = "Mega SVM: union of Stat De-id, Stanford, MIST, Illinois, MIMIC features"
+    citation = "Tafvizi 2011 §1.2, §4, §7.2.3"
+    departures = "our re-implementations' feature classes, not the original tools' features"
 
     def __init__(
         self,

@@ -199,6 +199,11 @@ class MimicDeidentifier(System):
     relative_cost = 0.2  # measured, for scheduling only
     name = "mimic"
     description = "MIMIC/PhysioNet rule-based de-identifier (Neamatullah et al. 2008)"
+    citation = "Neamatullah et al. 2008; Tafvizi 2011 §2.5"
+    departures = (
+        "deid.pl 1.1 re-implemented rule by rule (output configuration); without its "
+        "SNOMED word list the harness's common words stand in; repeated names within a note only"
+    )
     requires_training = False
     predicts_categories = True
 

@@ -37,6 +37,12 @@ class MistCrf(CrfSystem):
         "MITRE-MIST-style CRF: Table 2.1 regexes + dictionary features "
         "(Aberdeen et al. 2010; Tafvizi 2011 §2.3), sklearn-crfsuite"
     )
+    citation: ClassVar[str] = "Aberdeen et al. 2010; Tafvizi 2011 §2.3"
+    departures: ClassVar[str] = (
+        "CRFsuite (SGD) instead of Carafe; MIST/Carafe's own dictionaries unavailable: "
+        "the harness dictionaries; Table 2.1 "
+        "regexes reconstructed where the thesis text is garbled"
+    )
 
     def __init__(
         self,

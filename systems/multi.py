@@ -146,6 +146,12 @@ class MultiDeidentifier(System):
         "mist, Illinois two-stage tagger, mimic), learning whom to trust per PHI class "
         "(Tafvizi 2011)"
     )
+    citation = "Tafvizi 2011 Fig. 1-2; Ratinov & Roth 2009"
+    departures = (
+        "base systems are our re-implementations (Illinois: averaged perceptron, "
+        "two stages); stacked by inner cross-fitting on each cell's training documents, since "
+        "Burford's training scheme is unpublished"
+    )
 
     def __init__(
         self,
@@ -203,10 +209,7 @@ class MultiDeidentifier(System):
         )
 
     def _make_base(self, system: str, params: tuple[tuple[str, Any], ...]) -> System:
-        entry = SYSTEMS.get(system)
-        cls = getattr(entry, "cls", entry)
-        preset = dict(getattr(entry, "params", {}) or {})
-        base = cls(**{**preset, **dict(params)})
+        base = SYSTEMS.get(system)(**dict(params))
         own = base.get_params()
         if "dictionaries" in own and self.dictionaries is not None:
             base.set_params(dictionaries=self.dictionaries)

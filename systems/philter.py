@@ -90,6 +90,11 @@ class Philter(ExternalSystem):
 
     name = "philter"
     description = "UCSF Philter (philter-lite), as it ships: whatever its safe lists miss is PHI"
+    citation = "Norgeot et al. 2020"
+    departures = (
+        "philter-lite (the maintained fork of philter-ucsf, which does not install on "
+        "Python 3.11), its shipped filters"
+    )
     relative_cost = 40.0  # about 700 tokens/s; scheduling only
     type_labels: ClassVar[Mapping[str, str]] = {"OTHER": "PHI", "Name": "PATIENT"}
 
@@ -211,4 +216,5 @@ register_preset(
     Philter,
     {"mode": "matched", "tool": "philter-lenient"},
     "UCSF Philter (philter-lite), lenient -- not as shipped: only spans its PHI filters match",
+    departures="not as shipped: only spans Philter's PHI filters match count as PHI",
 )

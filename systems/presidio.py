@@ -82,6 +82,11 @@ class Presidio(ExternalSystem):
 
     name = "presidio"
     description = "Microsoft Presidio analyzer (PII recognizers + spaCy NER), as it ships"
+    citation = "Microsoft Presidio (github.com/microsoft/presidio)"
+    departures = (
+        "as shipped; without an installed spaCy English pipeline, pattern "
+        "recognizers only (no names or places)"
+    )
     relative_cost = 20.0  # scheduling only
     type_labels: ClassVar[Mapping[str, str]] = {
         "NRP": "O",

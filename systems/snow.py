@@ -438,6 +438,11 @@ class SnowNER(System):
         "SNoW-style NER (Roth & Yih 2002): Winnow networks over word/tag features plus "
         "sentence-level type inference; people, locations, organizations only (§4.2)"
     )
+    citation: ClassVar[str] = "Roth & Yih 2002; Sibanda & Uzuner 2006 §4.2"
+    departures: ClassVar[str] = (
+        "Roth & Yih's relational inference unavailable: learned entity-type "
+        "co-occurrence constraints; a token network finds entity boundaries"
+    )
     requires_training: ClassVar[bool] = True
     predicts_categories: ClassVar[bool] = True
     #: The runner scores this system only on these categories (2006 paper §6, Tables 3/5).

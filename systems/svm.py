@@ -523,6 +523,12 @@ class LocalContextSVM(FeatureSVM):
     relative_cost: ClassVar[float | None] = 1.0  # measured, for scheduling only
     name = "svm"
     description = "Stat De-id: SVM on local context (Sibanda & Uzuner 2006, §5)"
+    citation = "Sibanda & Uzuner 2006 §5; Stat De-id report §4"
+    departures = (
+        "MeSH unavailable: WordNet noun-phrase class + our medical term list instead; "
+        "NLTK tagger/WordNet lemmas instead of the original NLP tools; Link Grammar bigrams "
+        "opt-in"
+    )
 
     def __init__(
         self,

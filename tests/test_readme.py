@@ -23,26 +23,44 @@ def _adding_a_system() -> tuple[str, str]:
     return code.group(1), command.group(1)
 
 
+def _installed(code: str, where: Path) -> str:
+    """``code`` (the README's ``systems/mine.py``) as a package installed in ``where``,
+    found through the ``deid_bench.systems`` entry-point group as a dropped-in file is
+    found by its folder, so the test never writes into the source tree; the PYTHONPATH
+    that makes it importable."""
+    package = where / "readme_example"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "mine.py").write_text(code, encoding="utf-8")
+    cls = re.search(r"^class (\w+)\(", code, re.M)
+    assert cls, "the README's system has no class"
+    dist = where / "readme_example-0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: readme-example\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text(
+        f"[deid_bench.systems]\nmine = readme_example.mine:{cls.group(1)}\n"
+    )
+    return os.pathsep.join(filter(None, [str(where), os.environ.get("PYTHONPATH")]))
+
+
 @pytest.mark.slow
 def test_readme_worked_example_runs_as_printed(tmp_path) -> None:
     code, command = _adding_a_system()
-    target = ROOT / "systems" / "mine.py"
-    assert not target.exists(), "systems/mine.py exists: the test would overwrite it"
-    env = {**os.environ, "DEID_BENCH_CACHE": str(tmp_path / "cache")}
-    try:
-        target.write_text(code, encoding="utf-8")
-        argv = shlex.split(command)
-        assert argv[:3] == ["python", "-m", "bench"]
-        done = subprocess.run(
-            [sys.executable, *argv[1:]],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    finally:
-        target.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "DEID_BENCH_CACHE": str(tmp_path / "cache"),
+        "PYTHONPATH": _installed(code, tmp_path / "site"),
+    }
+    argv = shlex.split(command)
+    assert argv[:3] == ["python", "-m", "bench"]
+    done = subprocess.run(
+        [sys.executable, *argv[1:]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert re.search(r"authentic\s+mine\s+\d", done.stdout), done.stdout
     reports = list((tmp_path / "reports").glob("*/report.md"))

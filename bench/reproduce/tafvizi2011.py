@@ -77,6 +77,7 @@ from bench.reproduce.common import (
     scorer_for,
 )
 from corpora.model import LABELS, Corpus, Document
+from systems.base import SYSTEMS
 
 NAME = "tafvizi2011"
 TITLE = "Tafvizi (2011), reproduced: the Mega SVM's four hypotheses"
@@ -462,9 +463,9 @@ def reproduce(options: Options) -> Report:
             if b is not None and options.other is None
             else ""
         ),
-        f"- The Mega SVM: {paper_figures.DEPARTURES['mega']}; single feature sets are the same "
+        f"- The Mega SVM: {SYSTEMS['mega'].departures}; single feature sets are the same "
         "SVM restricted to one source.",
-        f"- The Multi-deidentifier: {paper_figures.DEPARTURES['multi']}. Her Multi scored 0 on "
+        f"- The Multi-deidentifier: {SYSTEMS['multi'].departures}. Her Multi scored 0 on "
         "Patients (Table A.15), which gives Table B.8 its largest Z.",
         "- Her figures come from one train/test split per corpus; ours pool every test fold "
         "of a cross-validation, so our Z-tests have larger n.",

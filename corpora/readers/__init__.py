@@ -40,5 +40,8 @@ jsonl        harness labels                                                  sam
 ===========  ==============================================================  ============
 
 The reader modules are imported on the first lookup in :data:`corpora.load.READERS`, so
-importing this package does not import them.
+importing this package does not import them.  A new format is one more module here, found
+without any other edit, or a function of an installed package named in the
+``deid_bench.readers`` entry-point group; ``docs/extending.md`` has a complete example.
+A helper module that registers no reader starts with ``_`` (like :mod:`._common`).
 """

@@ -12,6 +12,8 @@ from bench import paper_figures, report
 from bench.outputs import run_info
 from bench.runner import RunConfig, run
 from corpora.model import Corpus
+from systems.base import register, unregister
+from tests.bench import toy
 from tests.bench.toy import make_corpus
 
 
@@ -180,15 +182,6 @@ def test_missing_values_render_empty(value) -> None:
     assert report._pct(value) == ""
 
 
-def test_every_builtin_system_states_its_departures_from_the_source() -> None:
-    from bench.paper_figures import DEPARTURES
-    from systems.base import available_systems
-
-    builtin = {n for n, cls in available_systems().items() if cls.__module__.startswith("systems.")}
-    assert builtin <= set(DEPARTURES), builtin - set(DEPARTURES)
-    assert all(len(text) > 20 for text in DEPARTURES.values())
-
-
 def _ar(a: str, b: str, p: float) -> dict:
     return dict(
         corpus="c",
@@ -262,10 +255,44 @@ def test_a_partially_scored_system_is_left_out_of_other_categories(toy_systems) 
 
 def test_an_aliased_system_keeps_its_sources_departures() -> None:
     """``svm-mc=svm`` is the paper's SVM run with other parameters: the same departures."""
-    from bench.paper_figures import DEPARTURES
+    from systems.heuristic import HeuristicDeidentifier
 
     result = _quick_run("heuristic,rules=heuristic", 4, 2)
     assert result.systems["rules"]["registered"] == "heuristic"
     text = report.render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
     rows = [line for line in text.splitlines() if line.startswith("| rules ")]
-    assert rows and DEPARTURES["heuristic"] in rows[0]
+    assert rows and HeuristicDeidentifier.departures in rows[0]
+
+
+def _render(result) -> str:
+    return report.render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
+
+
+class _Compared(toy.CapitalizedSystem):
+    """A system of some paper that compared it on everything but IDs, with departures."""
+
+    name = "toy-compared"
+    description = "test fixture: compared without IDs"
+    citation = "Nobody et al. 1999"
+    departures = "the toy stands in for nobody's program, which is lost"
+    compared_on = ("no_id",)
+
+
+def test_the_report_reads_each_systems_facts_from_the_system(toy_systems) -> None:
+    """Departures and the subsets a source compared its system on are declared on the
+    class: a new system needs no edit of the report or of a table of names."""
+    title = "### Everything but IDs (the IdentiFinder comparison)"
+    without = _render(_quick_run("toy-capitals,toy-memory", 6, 2))
+    assert title not in without
+    register(_Compared)
+    try:
+        result = _quick_run("toy-capitals,c=toy-compared", 6, 2)
+    finally:
+        unregister(_Compared.name)
+    assert result.systems["c"]["departures"] == _Compared.departures
+    assert result.systems["c"]["citation"] == "Nobody et al. 1999"
+    text = _render(result)
+    rows = [line for line in text.splitlines() if line.startswith("| c ")]
+    assert rows and _Compared.departures in rows[0]
+    section = text.split(title)[1].split("\n#")[0]  # every system, on the declared subset
+    assert "| toy-capitals" in section and "| c " in section

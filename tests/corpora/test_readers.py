@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from corpora.load import get_reader, load_corpus
+from corpora.load import READERS, get_reader, load_corpus
 from corpora.model import LABELS, CorpusError, Document, Mark, Span, is_phi
 from corpora.readers import i2b2_2006, i2b2_2014, jsonl, physionet
 from corpora.readers.jsonl import write_jsonl
@@ -498,12 +498,25 @@ def test_lenient_read_skips_only_the_bad_record(case: str, tmp_path: Path) -> No
     assert result.documents, "the good records are still read"
 
 
-@pytest.mark.parametrize("kind", ["physionet", "i2b2-2006", "i2b2-2014", "jsonl", "brat"])
+@pytest.mark.parametrize("kind", READERS.names())
 def test_missing_file_raises_even_when_lenient(kind: str, tmp_path: Path) -> None:
+    """The reader contract (:mod:`corpora.readers`): a missing file is a CorpusError naming
+    it, never skipped -- for every registered reader, dropped-in ones included."""
+    from corpora.load import LoadOptions
+
     missing = tmp_path / "nope"
     for lenient in (False, True):
         with pytest.raises(CorpusError, match="missing file") as info:
-            get_reader(kind)(str(missing), lenient=lenient)
+            load_corpus(f"{kind}:{missing}", LoadOptions(lenient=lenient))
+        assert info.value.file is not None and info.value.file.startswith(str(missing))
+
+
+@pytest.mark.parametrize("reader", [physionet.read, i2b2_2006.read, i2b2_2014.read, jsonl.read])
+def test_the_built_in_readers_refuse_a_missing_file_themselves(reader, tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    for lenient in (False, True):
+        with pytest.raises(CorpusError, match="missing file") as info:
+            reader(str(missing), lenient=lenient)
         assert info.value.file is not None and info.value.file.startswith(str(missing))
 
 

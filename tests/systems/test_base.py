@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
 
 from corpora.model import Document, Span
-from systems.base import System, available_systems, get_system, register, unregister
+from systems.base import (
+    SYSTEMS,
+    System,
+    SystemEntry,
+    available_systems,
+    get_system,
+    register,
+    register_preset,
+    unregister,
+)
 
 
 class CapitalizedIsPhi(System):
@@ -44,6 +53,34 @@ def test_registry_finds_registered_system(registered) -> None:
     assert system.get_params() == {"min_length": 3}
     assert system.clone().get_params() == {"min_length": 3}
     assert "test-capitalized" in available_systems()
+
+
+def test_every_registry_entry_has_one_shape(registered) -> None:
+    """A registered class and a preset alike: the class, its parameters, its facts;
+    calling an entry builds an instance."""
+    for entry in SYSTEMS.as_dict().values():
+        assert isinstance(entry, SystemEntry) and issubclass(entry.cls, System)
+        assert isinstance(entry.params, Mapping) and isinstance(entry.description, str)
+    plain = SYSTEMS["test-capitalized"]
+    assert plain.cls is CapitalizedIsPhi and not plain.params and not plain.preset
+    assert plain.description == "fixture" and plain.departures == CapitalizedIsPhi.departures
+    try:
+        preset = register_preset(
+            "test-long-words", CapitalizedIsPhi, {"min_length": 5}, "long words", departures="x"
+        )
+        assert SYSTEMS["test-long-words"] is preset and preset.preset
+        assert get_system("test-long-words").get_params() == {"min_length": 5}
+        assert get_system("test-long-words", min_length=2).get_params() == {"min_length": 2}
+        assert (preset.description, preset.departures) == ("long words", "x")
+        # a preset read again replaces itself; a class's name is not a preset's to take
+        register_preset("test-long-words", CapitalizedIsPhi, {"min_length": 6}, "longer")
+        assert SYSTEMS["test-long-words"].params == {"min_length": 6}
+        with pytest.raises(ValueError, match="already registered"):
+            register_preset("test-capitalized", CapitalizedIsPhi, {}, "taken")
+    finally:
+        unregister("test-long-words")
+    with pytest.raises(TypeError, match="neither a System subclass nor a SystemEntry"):
+        SystemEntry.of(len)  # type: ignore[arg-type]
 
 
 def test_fixture_not_listed_without_registration() -> None:
@@ -111,13 +148,19 @@ class Dropped(System):
 '''
 
 
-def _list_systems(env: dict[str, str] | None = None, cwd: str | None = None) -> str:
+def _list_systems(
+    env: dict[str, str] | None = None, cwd: str | None = None, systems_dir: str | None = None
+) -> str:
+    """``python -m bench list`` in a fresh process; ``systems_dir``: a directory searched as
+    part of the ``systems`` package, as if its files were in ``systems/``."""
     import os
     import subprocess
     import sys
 
+    extend = f"import systems; systems.__path__.append({systems_dir!r}); " if systems_dir else ""
+    code = f"import sys; {extend}from bench.cli import main; sys.exit(main(['list']))"
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "list"],
+        [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
@@ -128,19 +171,13 @@ def _list_systems(env: dict[str, str] | None = None, cwd: str | None = None) -> 
     return done.stdout
 
 
-def test_a_file_dropped_into_systems_is_discovered() -> None:
-    from pathlib import Path
-
-    import systems
-
+def test_a_file_dropped_into_systems_is_discovered(tmp_path) -> None:
+    """Every module of the ``systems`` package is imported on the first lookup.  The file
+    sits in a directory added to the package's search path, so nothing is written into
+    the source tree."""
     name = "zz-dropped-test-system"
-    path = Path(systems.__file__).parent / "zz_dropped_test_system.py"
-    assert not path.exists()
-    try:
-        path.write_text(_DROPPED.format(name=name))
-        assert name in _list_systems()
-    finally:
-        path.unlink(missing_ok=True)
+    (tmp_path / "zz_dropped_test_system.py").write_text(_DROPPED.format(name=name))
+    assert name in _list_systems(systems_dir=str(tmp_path))
     assert name not in _list_systems()
 
 
