@@ -20,7 +20,7 @@ the last digits of its weights, not in the problem it solves.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -97,3 +97,46 @@ def collapse_matrix(
             counts[j] += 1
     rows = np.asarray(first, dtype=np.int64)
     return x[rows], np.asarray(y)[rows], np.asarray(counts, dtype=np.float64)
+
+
+def distinct_rows(
+    blocks: Iterable[tuple[np.ndarray, np.ndarray]],
+    y: np.ndarray,
+    n_columns: int,
+    max_weight: int | None = None,
+) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """:func:`collapse_matrix` of a binary matrix given as blocks of rows ((indptr,
+    indices) per document, ids sorted within each row), without ever building the whole
+    matrix: only distinct rows are kept, so memory follows them, not the tokens (a note
+    and three augmented copies make four times the tokens and a few more distinct rows)."""
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    seen: dict[tuple[bytes, int], int] = {}
+    kept: list[np.ndarray] = []
+    first: list[int] = []
+    counts: list[int] = []
+    i = 0
+    for indptr, indices in blocks:
+        for r in range(len(indptr) - 1):
+            row = indices[indptr[r] : indptr[r + 1]]
+            key = (row.tobytes(), int(codes[i]))
+            j = seen.get(key)
+            if j is None or (max_weight is not None and counts[j] >= max_weight):
+                seen[key] = len(first)
+                kept.append(row)
+                first.append(i)
+                counts.append(1)
+            else:
+                counts[j] += 1
+            i += 1
+    if i != len(codes):
+        raise ValueError(f"{i} rows for {len(codes)} labels")
+    lengths = np.fromiter((len(r) for r in kept), dtype=np.int64, count=len(kept))
+    indptr = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    indices = np.concatenate(kept) if kept else np.empty(0, np.int32)
+    x = sp.csr_matrix(
+        (np.ones(len(indices), np.float32), indices.astype(np.int32, copy=False), indptr),
+        shape=(len(kept), n_columns),
+    )
+    rows = np.asarray(first, dtype=np.int64)
+    return x, np.asarray(y)[rows], np.asarray(counts, dtype=np.float64)

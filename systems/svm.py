@@ -69,7 +69,7 @@ from systems.base import (
     selecting,
     split_by_document,
 )
-from systems.distinct_rows import balanced_weights, collapse_matrix
+from systems.distinct_rows import balanced_weights, collapse_matrix, distinct_rows
 from systems.features.base import FEATURE_SPACE, FeatureClass
 from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
 from systems.features.statdeid import (
@@ -410,13 +410,16 @@ class FeatureSVM(System):
             kept = _DESIGNS.get(key)
             if kept is not None:
                 return kept
-        x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
+        features = self._features()
         y_all = self._targets(documents)
-        # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
-        columns = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
         y, weights = y_all, None
         if key[3] and len(np.unique(y_all)) >= 2:
-            x, y, weights = collapse_matrix(x, y_all, MERGE_LIMIT)
+            blocks = (FEATURE_SPACE.binary_rows(features, d) for d in documents)
+            x, y, weights = distinct_rows(blocks, y_all, len(FEATURE_SPACE), MERGE_LIMIT)
+        else:
+            x = FEATURE_SPACE.matrix(features, documents, binary=True)
+        # the columns seen in training, ascending (a bincount is O(n), np.unique sorts)
+        columns = np.flatnonzero(np.bincount(x.indices, minlength=x.shape[1]))
         design = Design(project(x, columns), y, weights, y_all, columns)
         if selecting():
             _DESIGNS.put(key, design)

@@ -217,6 +217,19 @@ class FeatureSpace:
             out.data[:] = 1.0
         return out
 
+    def binary_rows(self, features: Sequence[FeatureClass], document: Document) -> Encoded:
+        """(indptr, indices) of one document's rows of :meth:`matrix` with ``binary=True``:
+        each token's global ids, sorted, each once."""
+        import scipy.sparse as sp
+
+        indptr, indices = _interleave([self.encode(feature, document) for feature in features])
+        block = sp.csr_matrix(
+            (np.ones(len(indices), np.float32), indices, indptr),
+            shape=(len(indptr) - 1, len(self.names)),
+        )
+        block.sum_duplicates()
+        return block.indptr, block.indices
+
     def restart_if_empty(self) -> None:
         """Start the vocabulary over when no encoding refers to it any more."""
         with self._lock:

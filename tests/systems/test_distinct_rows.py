@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.svm import LinearSVC
@@ -77,3 +79,18 @@ def test_a_limit_splits_heavy_rows() -> None:
     xu, _, w = collapse_matrix(x, y, max_weight=8)
     assert unlimited.max() > 8 and w.max() == 8 and w.sum() == x.shape[0]
     assert xu.shape[0] > len(unlimited)
+
+
+def test_blocks_of_rows_give_the_collapse_of_the_whole_matrix() -> None:
+    """Documents' rows merged block by block are the merge of their concatenation."""
+    from systems.distinct_rows import distinct_rows
+
+    x, y = _data(3)
+    cuts = [0, 1, 500, 501, 1300, 2000]
+    parts = [x[a:b] for a, b in itertools.pairwise(cuts)]
+    blocks = [(part.indptr, part.indices) for part in parts]
+    for limit in (None, 8):
+        whole = collapse_matrix(x, y, limit)
+        merged = distinct_rows(blocks, y, x.shape[1], limit)
+        assert (whole[0] != merged[0]).nnz == 0 and whole[0].shape == merged[0].shape
+        assert list(whole[1]) == list(merged[1]) and list(whole[2]) == list(merged[2])
