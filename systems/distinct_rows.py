@@ -111,18 +111,19 @@ def distinct_rows(
     and three augmented copies make four times the tokens and a few more distinct rows)."""
     _, codes = np.unique(np.asarray(y), return_inverse=True)
     seen: dict[tuple[bytes, int], int] = {}
-    kept: list[np.ndarray] = []
+    kept: list[bytes] = []  # each distinct row's ids, as its key holds them (no copy)
     first: list[int] = []
     counts: list[int] = []
     i = 0
+    dtype = np.dtype(np.int32)
     for indptr, indices in blocks:
+        dtype = indices.dtype
         for r in range(len(indptr) - 1):
-            row = indices[indptr[r] : indptr[r + 1]]
-            key = (row.tobytes(), int(codes[i]))
+            key = (indices[indptr[r] : indptr[r + 1]].tobytes(), int(codes[i]))
             j = seen.get(key)
             if j is None or (max_weight is not None and counts[j] >= max_weight):
                 seen[key] = len(first)
-                kept.append(row)
+                kept.append(key[0])
                 first.append(i)
                 counts.append(1)
             else:
@@ -130,13 +131,14 @@ def distinct_rows(
             i += 1
     if i != len(codes):
         raise ValueError(f"{i} rows for {len(codes)} labels")
-    lengths = np.fromiter((len(r) for r in kept), dtype=np.int64, count=len(kept))
+    del seen
+    lengths = np.fromiter((len(r) // dtype.itemsize for r in kept), np.int64, len(kept))
     indptr = np.zeros(len(kept) + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    indices = np.concatenate(kept) if kept else np.empty(0, np.int32)
+    indices = np.frombuffer(b"".join(kept), dtype=dtype).astype(np.int32)
+    del kept
     x = sp.csr_matrix(
-        (np.ones(len(indices), np.float32), indices.astype(np.int32, copy=False), indptr),
-        shape=(len(kept), n_columns),
+        (np.ones(len(indices), np.float32), indices, indptr), shape=(len(first), n_columns)
     )
     rows = np.asarray(first, dtype=np.int64)
     return x, np.asarray(y)[rows], np.asarray(counts, dtype=np.float64)
