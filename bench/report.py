@@ -1,6 +1,12 @@
 """report.md and its plots: what a reviewer reads without running anything.
 
-The layout follows Sibanda & Uzuner (2006): per corpus, one table of systems x {PHI,
+The report opens with a one-screen summary, the answer first (:func:`summary_section`):
+every system's PHI precision / recall / F on every corpus with the significance marks of
+the tables below, sentences on which differences hold (said from the same marks), each
+system's weakest category, and links to the detail sections.  The details follow, one
+small function per section (:data:`SECTIONS`, and :data:`CORPUS_TABLES` within each corpus).
+
+The details' layout follows Sibanda & Uzuner (2006): per corpus, one table of systems x {PHI,
 non-PHI} x {precision, recall, F-measure} with the best value of each column in bold
 (their footnote 7), a separate table on people, locations and organizations only for the
 SNoW comparison (their Tables 3, 5, 8, 12), the ambiguous-token and not-in-dictionary views
@@ -29,7 +35,9 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +141,48 @@ def _compared_on(result: RunResult, systems: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(subset for subsets in declared for subset in subsets))
 
 
+def _token_rows(df: pd.DataFrame, corpus: str, subset: str) -> pd.DataFrame:
+    return df[(df.corpus == corpus) & (df.level == "token") & (df.subset == subset)]
+
+
+def _present(rows: pd.DataFrame, systems: Sequence[str]) -> list[str]:
+    """``systems`` that have rows, in their order (a failed system has none)."""
+    return [s for s in systems if not rows[rows.system == s].empty]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Who has the best PHI F-measure on one corpus and subset, and who differs from it:
+    what the ``*`` marks of the headline tables and the summary's sentences both say."""
+
+    #: The system with the highest PHI F (the first of the given order on a tie).
+    best: str
+    #: PHI F of every system with rows (-1: rows, but none for PHI).
+    f1: Mapping[str, float]
+    #: The tested systems, each True where it differs significantly from the best
+    #: (Holm-corrected, :func:`significant_vs_best`).
+    marked: Mapping[str, bool]
+
+
+def phi_ranking(
+    df: pd.DataFrame,
+    sig: pd.DataFrame,
+    corpus: str,
+    systems: Sequence[str],
+    subset: str,
+    alpha: float,
+) -> Ranking | None:
+    """The :class:`Ranking` of ``systems`` on ``corpus`` and ``subset`` (None: no rows)."""
+    tok = _token_rows(df, corpus, subset)
+    present = _present(tok, systems)
+    if not present:
+        return None
+    rows = [_row(tok, system=s, label="PHI") for s in present]
+    f1s = {s: (float(r.f1) if r is not None else -1.0) for s, r in zip(present, rows, strict=True)}
+    best = max(f1s, key=lambda s: f1s[s])
+    return Ranking(best, f1s, significant_vs_best(sig, corpus, subset, best, present, alpha))
+
+
 def headline_table(
     df: pd.DataFrame,
     sig: pd.DataFrame,
@@ -143,10 +193,11 @@ def headline_table(
 ) -> str | None:
     """Systems x {PHI, non-PHI} x {P, R, F}: bold best, ``*`` significantly below the best F
     (Holm-corrected over the comparisons with the best)."""
-    tok = df[(df.corpus == corpus) & (df.level == "token") & (df.subset == subset)]
-    present = [s for s in systems if not tok[tok.system == s].empty]
-    if not present:
+    ranking = phi_ranking(df, sig, corpus, systems, subset, alpha)
+    if ranking is None:
         return None
+    tok = _token_rows(df, corpus, subset)
+    present = list(ranking.f1)
     lines: list[list[str]] = []
     for label in ("PHI", "non-PHI"):
         rows = [_row(tok, system=s, label=label) for s in present]
@@ -154,14 +205,9 @@ def headline_table(
             m: _bold_best([None if r is None else float(r[m]) for r in rows])
             for m in ("precision", "recall", "f1")
         }
-        f1s = {
-            s: (float(r.f1) if r is not None else -1.0) for s, r in zip(present, rows, strict=True)
-        }
-        best = max(f1s, key=lambda s: f1s[s])
-        marked = significant_vs_best(sig, corpus, subset, best, present, alpha)
         for i, s in enumerate(present):
             f = cols["f1"][i]
-            if label == "PHI" and marked.get(s, False):
+            if label == "PHI" and ranking.marked.get(s, False):
                 f += " *"
             r = rows[i]
             ci = ""
@@ -308,18 +354,65 @@ def timing_table(info: Mapping[str, Any]) -> str:
     return _md_table(lines, ["System", "Corpus", "Cells", "From cache", "Seconds", "Tokens/s"])
 
 
+@dataclass(frozen=True)
+class ReportInput:
+    """What every section of report.md reads: the scored run, its run.json ``info`` and the
+    file names of its plots (keyed as :func:`write_plots` keys them)."""
+
+    result: RunResult
+    info: Mapping[str, Any]
+    plots: Mapping[str, str]
+
+    @property
+    def df(self) -> pd.DataFrame:
+        return self.result.results
+
+    @property
+    def sig(self) -> pd.DataFrame:
+        return self.result.significance
+
+    @property
+    def alpha(self) -> float:
+        return self.result.config.alpha
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.result.systems)
+
+    @property
+    def all_systems(self) -> list[str]:
+        """Systems scored on every category (``snow`` is not): the headline tables' rows."""
+        return [s for s in self.systems if self.result.systems[s]["headline_subset"] == "all"]
+
+    def scored_on(self) -> dict[str, Sequence[str] | None]:
+        """Each system's only categories (``None``: every category)."""
+        return {
+            s: self.result.systems[s].get("tags", {}).get("evaluated_labels") for s in self.systems
+        }
+
+
+#: A section of report.md: its Markdown lines, each ending in a blank line (none: left out).
+Section = Callable[[ReportInput], list[str]]
+
+
 def render_report(
     result: RunResult, info: Mapping[str, Any], plots: Mapping[str, str] | None = None
 ) -> str:
-    """The whole report.md (Markdown; no PHI)."""
-    from bench.metrics import SUBSETS
+    """The whole report.md (Markdown; no PHI): the title, a one-screen summary, and then
+    every detail section of :data:`SECTIONS`, which the summary links to."""
+    report = ReportInput(result, info, plots or {})
+    details = [line for section in SECTIONS for line in section(report)]
+    out = ["# deid-bench report", "", *summary_section(report, details), *details]
+    # names, ids and the command line come from files and arguments: no control character
+    # of theirs reaches a reader's terminal or breaks a line of the report
+    return printable("\n".join(out), keep="\n") + "\n"
 
-    df, sig = result.results, result.significance
-    alpha = result.config.alpha
-    systems = list(result.systems)
-    plots = plots or {}
-    out: list[str] = ["# deid-bench report", ""]
-    out += [
+
+def provenance_section(report: ReportInput) -> list[str]:
+    """How the run was made (command, seed, folds, training options, versions) and how to
+    read the tables."""
+    info = report.info
+    return [
         "## How this was produced",
         "",
         f"- Command: `{' '.join(info['command'])}`",
@@ -335,236 +428,256 @@ def render_report(
         "",
         "Scores are token-level unless marked otherwise, pooled over the test folds (every "
         "document is tested once). **Bold**: best in the column. `*`: F-measure differs "
-        f"from the best system's at α = {alpha} (approximate randomization over documents, "
-        "Holm-corrected over the comparisons with the best system in the table; uncorrected "
-        "p-values, z-tests and McNemar in `significance.csv`). CI: percentile bootstrap over "
-        "documents. "
+        f"from the best system's at α = {report.alpha} (approximate randomization over "
+        "documents, Holm-corrected over the comparisons with the best system in the table; "
+        "uncorrected p-values, z-tests and McNemar in `significance.csv`). CI: percentile "
+        "bootstrap over documents. "
         "Published rows are the papers' own figures on *their* data (i2b2 / Partners "
         "discharge summaries), printed for orientation only: they are not comparable "
         "measurements.",
         "",
     ]
-    skipped = {k: v for k, v in result.skipped.items() if v}
-    if skipped:
-        out += [
-            "Records skipped by `--lenient`: " + ", ".join(f"{k}: {v}" for k, v in skipped.items()),
-            "",
+
+
+def skipped_records_section(report: ReportInput) -> list[str]:
+    skipped = {k: v for k, v in report.result.skipped.items() if v}
+    if not skipped:
+        return []
+    listed = ", ".join(f"{k}: {v}" for k, v in skipped.items())
+    return [f"Records skipped by `--lenient`: {listed}", ""]
+
+
+def not_run_section(report: ReportInput) -> list[str]:
+    """Systems that cannot run on this machine, with the reason each gave (once each)."""
+    why: dict[str, str] = {}
+    for f in report.result.failures:
+        if f.get("skipped"):
+            why.setdefault(f["system"], f["error"].removeprefix("skipped: "))
+    if not why:
+        return []
+    return ["## Not run here", "", _md_table(list(why.items()), ["System", "Why"]), ""]
+
+
+def failures_section(report: ReportInput) -> list[str]:
+    failures = [f for f in report.result.failures if not f.get("skipped")]
+    if not failures:
+        return []
+    rows = [[f["system"], f["corpus"], str(f["fold"]), f["error"]] for f in failures]
+    return ["## Failures", "", _md_table(rows, ["System", "Corpus", "Fold", "Error"]), ""]
+
+
+def systems_section(report: ReportInput) -> list[str]:
+    """Each system's own facts (description, training, scoring subset, departures from its
+    source), then the F-measure plot of every system."""
+    rows = [
+        [
+            n,
+            s["description"],
+            "yes" if s["requires_training"] else "no",
+            s["headline_subset"],
+            s.get("departures", ""),
         ]
-    not_run = [f for f in result.failures if f.get("skipped")]
-    if not_run:
-        seen = {}
-        for f in not_run:
-            seen.setdefault(f["system"], f["error"].removeprefix("skipped: "))
-        out += ["## Not run here", ""]
-        out.append(_md_table([[k, v] for k, v in seen.items()], ["System", "Why"]))
-        out.append("")
-    failures = [f for f in result.failures if not f.get("skipped")]
-    if failures:
-        out += ["## Failures", ""]
-        out.append(
-            _md_table(
-                [[f["system"], f["corpus"], str(f["fold"]), f["error"]] for f in failures],
-                ["System", "Corpus", "Fold", "Error"],
-            )
-        )
-        out.append("")
-    out += ["## Systems", ""]
-    out.append(
-        _md_table(
-            [
-                [
-                    n,
-                    s["description"],
-                    "yes" if s["requires_training"] else "no",
-                    s["headline_subset"],
-                    s.get("departures", ""),
-                ]
-                for n, s in result.systems.items()
-            ],
-            ["System", "What it is", "Trained", "Scored on", "Departures from the source"],
-        )
-    )
-    out.append("")
-    if "f1_ci" in plots:
-        out += [f"![PHI F-measure with 95% confidence intervals]({plots['f1_ci']})", ""]
-
-    all_systems = [s for s in systems if result.systems[s]["headline_subset"] == "all"]
-    for corpus in result.splits:
-        out += [f"## Corpus `{corpus}`", ""]
-        table = headline_table(df, sig, corpus, all_systems, "all", alpha)
-        if table:
-            out += ["### PHI and non-PHI (all categories)", "", table, ""]
-        pub = published_table(corpus, "all")
-        if pub:
-            out += ["Published figures (different data):", "", pub, ""]
-        if any(result.systems[s]["headline_subset"] == PLO for s in systems):
-            table = headline_table(df, sig, corpus, systems, PLO, alpha)
-            if table:
-                out += [
-                    "### People, locations and organizations only (the SNoW comparison)",
-                    "",
-                    "Systems scored on every category elsewhere were trained on every "
-                    "category; the paper retrained its SVM on these four for this comparison "
-                    "(Tables 3, 5, 8, 12), as `python -m bench reproduce sibanda2006` does "
-                    "(in a run: `--systems ...,svm-plo=svm --param "
-                    "\"svm-plo.train_categories=('DOCTOR','HOSPITAL','LOCATION','PATIENT')\"`).",
-                    "",
-                    table,
-                    "",
-                ]
-                pub = published_table(corpus, PLO)
-                if pub:
-                    out += ["Published figures (different data):", "", pub, ""]
-        for subset in _compared_on(result, all_systems):
-            table = headline_table(df, sig, corpus, all_systems, subset, alpha)
-            if table:
-                out += [
-                    f"### {COMPARED_ON_TITLES.get(subset, _sentence(SUBSETS[subset]))}",
-                    "",
-                    f"{_sentence(SUBSETS[subset])}. No significance marks: the tests "
-                    "in `significance.csv` are run on the headline subsets.",
-                    "",
-                    table,
-                    "",
-                ]
-        table = subset_table(df, corpus, systems, "ambiguous", "prf")
-        if table:
-            out += [
-                "### Ambiguous tokens only",
-                "",
-                f"{_sentence(SUBSETS['ambiguous'])}.",
-                "",
-                table,
-                "",
-            ]
-            pub = published_table(corpus, "ambiguous")
-            if pub:
-                out += ["Published figures (different data):", "", pub, ""]
-        table = subset_table(df, corpus, systems, "not_in_dictionary", "recall")
-        if table:
-            published = ", ".join(f"{k} {v:.1f}" for k, v in paper_figures.SU06_TABLE13.items())
-            out += [
-                "### PHI not found in dictionaries",
-                "",
-                table,
-                "",
-                f"Published (Sibanda & Uzuner 2006, Table 13, different data): {published}.",
-                "",
-            ]
-        scored_on = {s: result.systems[s].get("tags", {}).get("evaluated_labels") for s in systems}
-        table = category_table(df, corpus, systems, scored_on)
-        if table:
-            out += ["### F-measure per category", "", table, ""]
-            partial = [s for s in systems if scored_on.get(s) is not None]
-            if partial:
-                out += [
-                    f"{', '.join(f'`{s}`' for s in partial)}: only the categories it is scored on.",
-                    "",
-                ]
-        table = entity_table(df, corpus, all_systems)
-        if table:
-            out += ["### Entity level (binary PHI)", "", table, ""]
-            left_out = [s for s in systems if s not in all_systems]
-            if left_out:
-                out += [
-                    f"Not shown: {', '.join(f'`{s}`' for s in left_out)} (scored on some "
-                    "categories only; the binary row counts every category).",
-                    "",
-                ]
-        table = operating_point_table(result.operating_points, corpus)
-        if table:
-            out += [
-                "### Operating points: what a given recall costs",
-                "",
-                "Precision (%) at the threshold that reaches each recall level, from the "
-                "out-of-fold token scores pooled over the folds (binary PHI, every token); "
-                "the threshold is the system's `threshold` parameter that gives the point. "
-                "Only systems that score tokens appear.",
-                "",
-                table,
-                "",
-            ]
-            key = f"pr:{corpus}"
-            if key in plots:
-                out += [f"![Precision-recall curves on {corpus}]({plots[key]})", ""]
-
-    out += external_sections(result, info)
-    table = variant_table(result.variant_comparison)
-    if table:
-        out += [
-            "## Generalization: trained on authentic notes, tested on a variant",
-            "",
-            "Each fold's model (trained on the authentic training folds only) labels the "
-            "same test notes before and after the variant transform (the paper's §6.3 "
-            "question, without the test notes leaking into training).  Recall (%) on each; "
-            "p: paired approximate randomization over documents on the recall difference.",
-            "",
-            table,
-            "",
-        ]
-    table = tuned_table(info)
-    if table:
-        out += [
-            "## Chosen inside the training folds (`--tune`)",
-            "",
-            "Hyperparameters and decision thresholds selected by an inner cross-validation on "
-            "each outer fold's training documents only (the test fold never reaches "
-            f"selection), objective `{info.get('objective')}`.  Inner score, P and R are the "
-            "chosen candidate's, on the out-of-fold decisions of the training documents.",
-            "",
-            table,
-            "",
-        ]
-
-    if result.learning_curve is not None:
-        out += ["## Learning curve", ""]
-        if "learning_curve" in plots:
-            out += [f"![Learning curve]({plots['learning_curve']})", ""]
-        out += [learning_curve_table(result.learning_curve), ""]
-
-    out += ["## Corpora: words per class", "", distribution_table(result.corpora), ""]
-    out += ["## Time", "", timing_table(info), ""]
-    # names, ids and the command line come from files and arguments: no control character
-    # of theirs reaches a reader's terminal or breaks a line of the report
-    return printable("\n".join(out), keep="\n") + "\n"
+        for n, s in report.result.systems.items()
+    ]
+    headers = ["System", "What it is", "Trained", "Scored on", "Departures from the source"]
+    out = ["## Systems", "", _md_table(rows, headers), ""]
+    if "f1_ci" in report.plots:
+        out += [f"![PHI F-measure with 95% confidence intervals]({report.plots['f1_ci']})", ""]
+    return out
 
 
-def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
-    """How each external tool ran, the notes it failed on, and each re-implementation
-    beside its original (:mod:`bench.peer_comparison`); empty without external tools."""
+def corpora_sections(report: ReportInput) -> list[str]:
+    """One section per corpus, each the tables of :data:`CORPUS_TABLES` in order."""
     out: list[str] = []
-    setups = {n: s for n, s in result.systems.items() if s.get("runs_as")}
-    if setups:
-        out += [
-            "## External tools: how they ran",
-            "",
-            "Each tool is run as it is installed here; a note it crashed on, timed out on or "
-            "answered with unreadable output is scored as withheld (every token PHI) unless "
-            "`on_error=fail` (then its cells fail); a tool that failed on every note of a "
-            "fold did not run, and has no score.",
-            "",
-            _md_table(
-                [[n, s["runs_as"], str(s.get("failed_notes", 0))] for n, s in setups.items()],
-                ["System", "Ran as", "Notes it failed on"],
-            ),
-            "",
-        ]
-        failed = [
-            [c["system"], c["corpus"], str(c["fold"]), f["document"], f["error"]]
-            for c in info.get("cells", [])
-            for f in (c.get("fitted") or {}).get("note_failures", [])
-        ]
-        if failed:
+    for corpus in report.result.splits:
+        out += [f"## Corpus `{corpus}`", ""]
+        for table in CORPUS_TABLES:
+            out += table(report, corpus)
+    return out
+
+
+def _published(corpus: str, subset: str) -> list[str]:
+    pub = published_table(corpus, subset)
+    return ["Published figures (different data):", "", pub, ""] if pub else []
+
+
+def _headline_all(report: ReportInput, corpus: str) -> list[str]:
+    table = headline_table(report.df, report.sig, corpus, report.all_systems, "all", report.alpha)
+    out = ["### PHI and non-PHI (all categories)", "", table, ""] if table else []
+    return out + _published(corpus, "all")
+
+
+def _headline_plo(report: ReportInput, corpus: str) -> list[str]:
+    """Every system on people, locations and organizations, when one is scored on those
+    only (the SNoW comparison)."""
+    if not any(report.result.systems[s]["headline_subset"] == PLO for s in report.systems):
+        return []
+    table = headline_table(report.df, report.sig, corpus, report.systems, PLO, report.alpha)
+    if not table:
+        return []
+    return [
+        "### People, locations and organizations only (the SNoW comparison)",
+        "",
+        "Systems scored on every category elsewhere were trained on every "
+        "category; the paper retrained its SVM on these four for this comparison "
+        "(Tables 3, 5, 8, 12), as `python -m bench reproduce sibanda2006` does "
+        "(in a run: `--systems ...,svm-plo=svm --param "
+        "\"svm-plo.train_categories=('DOCTOR','HOSPITAL','LOCATION','PATIENT')\"`).",
+        "",
+        table,
+        "",
+        *_published(corpus, PLO),
+    ]
+
+
+def _compared_on_tables(report: ReportInput, corpus: str) -> list[str]:
+    """Every system on each subset some system's source compared it on."""
+    from bench.metrics import SUBSETS
+
+    out: list[str] = []
+    for subset in _compared_on(report.result, report.all_systems):
+        table = headline_table(
+            report.df, report.sig, corpus, report.all_systems, subset, report.alpha
+        )
+        if table:
             out += [
-                _md_table(failed[:50], ["System", "Corpus", "Fold", "Document", "What happened"]),
+                f"### {COMPARED_ON_TITLES.get(subset, _sentence(SUBSETS[subset]))}",
+                "",
+                f"{_sentence(SUBSETS[subset])}. No significance marks: the tests "
+                "in `significance.csv` are run on the headline subsets.",
+                "",
+                table,
                 "",
             ]
-            if len(failed) > 50:
-                out += [f"... and {len(failed) - 50} more (run.json lists them all).", ""]
-    df = result.peer_comparison
+    return out
+
+
+def _ambiguous_tokens(report: ReportInput, corpus: str) -> list[str]:
+    from bench.metrics import SUBSETS
+
+    table = subset_table(report.df, corpus, report.systems, "ambiguous", "prf")
+    if not table:
+        return []
+    out = ["### Ambiguous tokens only", "", f"{_sentence(SUBSETS['ambiguous'])}.", "", table, ""]
+    return out + _published(corpus, "ambiguous")
+
+
+def _not_in_dictionary(report: ReportInput, corpus: str) -> list[str]:
+    table = subset_table(report.df, corpus, report.systems, "not_in_dictionary", "recall")
+    if not table:
+        return []
+    published = ", ".join(f"{k} {v:.1f}" for k, v in paper_figures.SU06_TABLE13.items())
+    return [
+        "### PHI not found in dictionaries",
+        "",
+        table,
+        "",
+        f"Published (Sibanda & Uzuner 2006, Table 13, different data): {published}.",
+        "",
+    ]
+
+
+def _per_category(report: ReportInput, corpus: str) -> list[str]:
+    scored_on = report.scored_on()
+    table = category_table(report.df, corpus, report.systems, scored_on)
+    if not table:
+        return []
+    out = ["### F-measure per category", "", table, ""]
+    partial = [s for s in report.systems if scored_on.get(s) is not None]
+    if partial:
+        names = ", ".join(f"`{s}`" for s in partial)
+        out += [f"{names}: only the categories it is scored on.", ""]
+    return out
+
+
+def _entity_level(report: ReportInput, corpus: str) -> list[str]:
+    table = entity_table(report.df, corpus, report.all_systems)
+    if not table:
+        return []
+    out = ["### Entity level (binary PHI)", "", table, ""]
+    left_out = [s for s in report.systems if s not in report.all_systems]
+    if left_out:
+        out += [
+            f"Not shown: {', '.join(f'`{s}`' for s in left_out)} (scored on some "
+            "categories only; the binary row counts every category).",
+            "",
+        ]
+    return out
+
+
+def _operating_points(report: ReportInput, corpus: str) -> list[str]:
+    table = operating_point_table(report.result.operating_points, corpus)
+    if not table:
+        return []
+    out = [
+        "### Operating points: what a given recall costs",
+        "",
+        "Precision (%) at the threshold that reaches each recall level, from the "
+        "out-of-fold token scores pooled over the folds (binary PHI, every token); "
+        "the threshold is the system's `threshold` parameter that gives the point. "
+        "Only systems that score tokens appear.",
+        "",
+        table,
+        "",
+    ]
+    key = f"pr:{corpus}"
+    if key in report.plots:
+        out += [f"![Precision-recall curves on {corpus}]({report.plots[key]})", ""]
+    return out
+
+
+#: The tables of each corpus's section, in order.
+CORPUS_TABLES: tuple[Callable[[ReportInput, str], list[str]], ...] = (
+    _headline_all,
+    _headline_plo,
+    _compared_on_tables,
+    _ambiguous_tokens,
+    _not_in_dictionary,
+    _per_category,
+    _entity_level,
+    _operating_points,
+)
+
+
+def external_tools_section(report: ReportInput) -> list[str]:
+    """How each external tool ran, and the notes it failed on; empty without one."""
+    setups = {n: s for n, s in report.result.systems.items() if s.get("runs_as")}
+    if not setups:
+        return []
+    out = [
+        "## External tools: how they ran",
+        "",
+        "Each tool is run as it is installed here; a note it crashed on, timed out on or "
+        "answered with unreadable output is scored as withheld (every token PHI) unless "
+        "`on_error=fail` (then its cells fail); a tool that failed on every note of a "
+        "fold did not run, and has no score.",
+        "",
+        _md_table(
+            [[n, s["runs_as"], str(s.get("failed_notes", 0))] for n, s in setups.items()],
+            ["System", "Ran as", "Notes it failed on"],
+        ),
+        "",
+    ]
+    failed = [
+        [c["system"], c["corpus"], str(c["fold"]), f["document"], f["error"]]
+        for c in report.info.get("cells", [])
+        for f in (c.get("fitted") or {}).get("note_failures", [])
+    ]
+    if failed:
+        headers = ["System", "Corpus", "Fold", "Document", "What happened"]
+        out += [_md_table(failed[:50], headers), ""]
+        if len(failed) > 50:
+            out += [f"... and {len(failed) - 50} more (run.json lists them all).", ""]
+    return out
+
+
+def peer_comparison_section(report: ReportInput) -> list[str]:
+    """Each re-implementation beside its original (:mod:`bench.peer_comparison`); empty
+    unless both ran."""
+    df = report.result.peer_comparison
     if df is None or df.empty:
-        return out
-    out += [
+        return []
+    out = [
         "## Re-implementations beside their originals",
         "",
         "Both systems on the same test notes. Agreement: share of tokens with the same "
@@ -573,46 +686,366 @@ def external_sections(result: RunResult, info: Mapping[str, Any]) -> list[str]:
         "of the cells computed in this run (`cached`: read from the cache, not timed).",
         "",
     ]
-    for (corpus, original, reimpl), g in df.groupby(
-        ["corpus", "original", "reimplementation"], sort=False
-    ):
-        total = g[g.label == "ALL"].iloc[0]
-        rows = [
-            ["Agreement (% of tokens)", f"{100 * total.agreement:.2f}", ""],
-            ["Cohen's κ", f"{total.kappa:.3f}" if not math.isnan(total.kappa) else "", ""],
-            [
-                "PHI precision (all types)",
-                _pct(total.precision_original),
-                _pct(total.precision_reimplementation),
-            ],
-            [
-                "PHI recall (all types)",
-                _pct(total.recall_original),
-                _pct(total.recall_reimplementation),
-            ],
-        ]
-        rows += [
-            [
-                f"recall of {r.label} ({int(r.tokens)} tokens)",
-                _pct(r.recall_original),
-                _pct(r.recall_reimplementation),
-            ]
-            for r in g[g.label != "ALL"].itertuples()
-        ]
-        rows.append(
-            [
-                "Tokens per second",
-                _rate(total.tokens_per_second_original),
-                _rate(total.tokens_per_second_reimplementation),
-            ]
-        )
+    groups = df.groupby(["corpus", "original", "reimplementation"], sort=False)
+    for (corpus, original, reimpl), g in groups:
         out += [
             f"### `{reimpl}` vs its original `{original}` on `{corpus}`",
             "",
-            _md_table(rows, ["", original, reimpl]),
+            _md_table(_peer_rows(g), ["", original, reimpl]),
             "",
         ]
     return out
+
+
+def _peer_rows(g: pd.DataFrame) -> list[list[str]]:
+    """One re-implementation vs its original: agreement, precision, recall overall and per
+    gold PHI type, throughput."""
+    total = g[g.label == "ALL"].iloc[0]
+    rows = [
+        ["Agreement (% of tokens)", f"{100 * total.agreement:.2f}", ""],
+        ["Cohen's κ", f"{total.kappa:.3f}" if not math.isnan(total.kappa) else "", ""],
+        [
+            "PHI precision (all types)",
+            _pct(total.precision_original),
+            _pct(total.precision_reimplementation),
+        ],
+        [
+            "PHI recall (all types)",
+            _pct(total.recall_original),
+            _pct(total.recall_reimplementation),
+        ],
+    ]
+    rows += [
+        [
+            f"recall of {r.label} ({int(r.tokens)} tokens)",
+            _pct(r.recall_original),
+            _pct(r.recall_reimplementation),
+        ]
+        for r in g[g.label != "ALL"].itertuples()
+    ]
+    rows.append(
+        [
+            "Tokens per second",
+            _rate(total.tokens_per_second_original),
+            _rate(total.tokens_per_second_reimplementation),
+        ]
+    )
+    return rows
+
+
+def generalization_section(report: ReportInput) -> list[str]:
+    table = variant_table(report.result.variant_comparison)
+    if not table:
+        return []
+    return [
+        "## Generalization: trained on authentic notes, tested on a variant",
+        "",
+        "Each fold's model (trained on the authentic training folds only) labels the "
+        "same test notes before and after the variant transform (the paper's §6.3 "
+        "question, without the test notes leaking into training).  Recall (%) on each; "
+        "p: paired approximate randomization over documents on the recall difference.",
+        "",
+        table,
+        "",
+    ]
+
+
+def tuning_section(report: ReportInput) -> list[str]:
+    table = tuned_table(report.info)
+    if not table:
+        return []
+    return [
+        "## Chosen inside the training folds (`--tune`)",
+        "",
+        "Hyperparameters and decision thresholds selected by an inner cross-validation on "
+        "each outer fold's training documents only (the test fold never reaches "
+        f"selection), objective `{report.info.get('objective')}`.  Inner score, P and R are "
+        "the chosen candidate's, on the out-of-fold decisions of the training documents.",
+        "",
+        table,
+        "",
+    ]
+
+
+def learning_curve_section(report: ReportInput) -> list[str]:
+    curve = report.result.learning_curve
+    if curve is None:
+        return []
+    out = ["## Learning curve", ""]
+    if "learning_curve" in report.plots:
+        out += [f"![Learning curve]({report.plots['learning_curve']})", ""]
+    return [*out, learning_curve_table(curve), ""]
+
+
+def distribution_section(report: ReportInput) -> list[str]:
+    return ["## Corpora: words per class", "", distribution_table(report.result.corpora), ""]
+
+
+def time_section(report: ReportInput) -> list[str]:
+    return ["## Time", "", timing_table(report.info), ""]
+
+
+#: The detail sections of report.md, in order, below its summary.
+SECTIONS: tuple[Section, ...] = (
+    provenance_section,
+    skipped_records_section,
+    not_run_section,
+    failures_section,
+    systems_section,
+    corpora_sections,
+    external_tools_section,
+    peer_comparison_section,
+    generalization_section,
+    tuning_section,
+    learning_curve_section,
+    distribution_section,
+    time_section,
+)
+
+
+# --------------------------------------------------------------------------- the summary
+
+SUMMARY_TITLE = "Summary"
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading of report.md and the anchor a Markdown viewer gives it."""
+
+    level: int
+    text: str
+    anchor: str
+
+
+def _anchor(text: str) -> str:
+    """The anchor GitHub (and most viewers) give a heading: lower case, code marks and
+    punctuation dropped (``-`` and ``_`` kept), spaces to ``-``."""
+    text = text.replace("`", "").strip().lower()
+    kept = "".join(c for c in text if c in "-_ " or unicodedata.category(c)[0] in "LNM")
+    return kept.replace(" ", "-")
+
+
+def headings(lines: Iterable[str], taken: Iterable[str] = ()) -> list[Heading]:
+    """The headings among ``lines``, each with its anchor; a repeated heading gets ``-1``,
+    ``-2``, ... as on GitHub, counting the headings ``taken`` above them."""
+    seen: dict[str, int] = {}
+    for text in taken:
+        seen[_anchor(text)] = seen.get(_anchor(text), -1) + 1
+    out = []
+    for line in lines:
+        hashes, _, text = line.partition(" ")
+        if not hashes or hashes.strip("#"):
+            continue
+        base = _anchor(text)
+        n = seen[base] = seen.get(base, -1) + 1
+        out.append(Heading(len(hashes), text, f"{base}-{n}" if n else base))
+    return out
+
+
+def _anchor_of(found: Sequence[Heading], corpus: str, title: str | None = None) -> str | None:
+    """The anchor of a corpus's section, or of the subsection ``title`` inside it."""
+    inside = False
+    for h in found:
+        if h.level == 2:
+            if inside:
+                return None
+            inside = h.text == f"Corpus `{corpus}`"
+            if inside and title is None:
+                return h.anchor
+        elif inside and h.text == title:
+            return h.anchor
+    return None
+
+
+def summary_section(report: ReportInput, details: Sequence[str]) -> list[str]:
+    """The report's first screen: every system's PHI P / R / F on every corpus with the
+    marks of the tables below, which differences hold, where each system fails most, and
+    links to the detail sections (``details``: their lines, whose headings give anchors)."""
+    found = headings("\n".join(details).splitlines(), taken=["deid-bench report", SUMMARY_TITLE])
+    return [
+        f"## {SUMMARY_TITLE}",
+        "",
+        *_summary_table(report),
+        *_differences(report, found),
+        *_weakest(report, found),
+        *_missing(report, found),
+        "Below: " + " · ".join(f"[{h.text}](#{h.anchor})" for h in found if h.level == 2),
+        "",
+    ]
+
+
+def _family(report: ReportInput, subset: str) -> list[str]:
+    """The systems a subset's headline table compares (and so the family of its marks)."""
+    return report.all_systems if subset == "all" else report.systems
+
+
+def _ranking(report: ReportInput, corpus: str, subset: str) -> Ranking | None:
+    family = _family(report, subset)
+    return phi_ranking(report.df, report.sig, corpus, family, subset, report.alpha)
+
+
+def _summary_table(report: ReportInput) -> list[str]:
+    """System x corpus: PHI P / R / F of each system's headline subset, ``*`` as in the
+    headline tables."""
+    corpora = list(report.result.splits)
+    subsets = {s: report.result.systems[s]["headline_subset"] for s in report.systems}
+    rankings = {(c, u): _ranking(report, c, u) for c in corpora for u in set(subsets.values())}
+    rows = []
+    for system, subset in subsets.items():
+        cells = []
+        for corpus in corpora:
+            r = _row(_token_rows(report.df, corpus, subset), system=system, label="PHI")
+            ranking = rankings[corpus, subset]
+            mark = " *" if ranking is not None and ranking.marked.get(system, False) else ""
+            cells.append(
+                "" if r is None else f"{_pct(r.precision)} / {_pct(r.recall)} / {_pct(r.f1)}{mark}"
+            )
+        if any(cells):
+            rows.append([system, *cells])
+    if not rows:
+        return ["No system has scores: see *Failures* and *Not run here* below.", ""]
+    out = [
+        f"PHI precision / recall / F-measure (%) of each system on each corpus, token level. "
+        f"`*`: F-measure differs from the best system's at α = {report.alpha}, as in the "
+        "tables below.",
+        "",
+        _md_table(rows, ["System", *(f"`{c}`" for c in corpora)]),
+        "",
+    ]
+    partial = [s for s, u in subsets.items() if u != "all" and any(r[0] == s for r in rows)]
+    if partial:
+        names = ", ".join(f"`{s}`" for s in partial)
+        out += [
+            f"{names}: on people, locations and organizations only, marked against the best "
+            "system on those.",
+            "",
+        ]
+    return out
+
+
+def _differences(report: ReportInput, found: Sequence[Heading]) -> list[str]:
+    """Per corpus, the best system and whether the others are significantly below it."""
+    subset = "all" if report.all_systems else PLO
+    lines = []
+    bests = set()
+    for corpus in report.result.splits:
+        ranking = _ranking(report, corpus, subset)
+        if ranking is None:
+            continue
+        bests.add(ranking.best)
+        anchor = _anchor_of(found, corpus)
+        label = f"[`{corpus}`](#{anchor})" if anchor else f"`{corpus}`"
+        lines.append(f"- {label}: {difference_sentence(ranking)}")
+    if not lines:
+        return []
+    head = "**Which differences hold** (PHI F-measure"
+    head += ", people, locations and organizations" if subset != "all" else ""
+    head += "; approximate randomization over documents, Holm-corrected)."
+    if len(lines) > 1 and len(bests) == 1:
+        head += f"  `{bests.pop()}` is best on every corpus."
+    return [head, "", *lines, ""]
+
+
+def difference_sentence(ranking: Ranking) -> str:
+    """``multi`` has the highest PHI F (99.5), significantly above the runner-up ..."""
+    f1 = ranking.f1
+    best = ranking.best
+    others = sorted((s for s in f1 if s != best and f1[s] >= 0), key=lambda s: -f1[s])
+    text = f"`{best}` has the highest PHI F ({_pct(f1[best])})"
+    if not others:
+        return text + "; no other system has scores."
+    verdict = {
+        s: "untested" if s not in ranking.marked else "below" if ranking.marked[s] else "level"
+        for s in others
+    }
+    runner, rest = others[0], others[1:]
+    says = {"below": "significantly above", "level": "not significantly above"}
+    text += f", {says.get(verdict[runner], 'not tested against')} the runner-up `{runner}` "
+    text += f"({_pct(f1[runner])})"
+    by = {v: [s for s in rest if verdict[s] == v] for v in ("below", "level", "untested")}
+    if rest and len(by["below"]) == len(rest) and verdict[runner] == "below":
+        return text + " and every other system."
+    if by["level"]:
+        text += "; not significantly above " + _named(by["level"], f1)
+    if by["below"]:
+        n = len(by["below"])
+        text += f"; significantly above the other {n} system" + ("s" if n > 1 else "")
+    if by["untested"]:
+        text += "; not tested against " + _named(by["untested"], f1)
+    return text + "."
+
+
+def _named(systems: Sequence[str], f1: Mapping[str, float]) -> str:
+    return ", ".join(f"`{s}` ({_pct(f1[s])})" for s in systems)
+
+
+def weakest_category(
+    df: pd.DataFrame, corpus: str, system: str, scored_on: Sequence[str] | None = None
+) -> Any:
+    """``system``'s per-category row of ``corpus`` with the lowest F-measure (ties: the
+    lower recall, then the label set's order), among the categories that have gold tokens
+    and that it is scored on; None without per-category rows."""
+    tok = _token_rows(df, corpus, "all")
+    allowed = [c for c in LABELS if scored_on is None or c in scored_on]
+    rows = tok[(tok.system == system) & tok.label.isin(allowed) & ((tok.tp + tok.fn) > 0)]
+    if rows.empty:
+        return None
+    return min(rows.itertuples(), key=lambda r: (r.f1, r.recall, LABELS.index(r.label)))
+
+
+def _weakest(report: ReportInput, found: Sequence[Heading]) -> list[str]:
+    """One line per system: its weakest category on each corpus, corpora with the same
+    weakest category grouped."""
+    corpora = list(report.result.splits)
+    scored_on = report.scored_on()
+    lines = [
+        line
+        for system in report.systems
+        if (line := _weakest_line(report, system, corpora, scored_on.get(system)))
+    ]
+    if not lines:
+        return []
+    tables = [
+        f"[`{c}`](#{a})" for c in corpora if (a := _anchor_of(found, c, "F-measure per category"))
+    ]
+    head = "**Where each system fails most**: its PHI category with the lowest F-measure "
+    head += "(ties: the lower recall), among those with gold tokens"
+    head += f" (per-category tables: {', '.join(tables)})." if tables else "."
+    return [head, "", *lines, ""]
+
+
+def _weakest_line(
+    report: ReportInput, system: str, corpora: Sequence[str], scored_on: Sequence[str] | None
+) -> str | None:
+    """``- `mimic`: LOCATION (`authentic`: F 21.4, R 44.3; ...)``; None for a system without
+    scores (failed, not run)."""
+    worst: dict[str, list[str]] = {}
+    for corpus in corpora:
+        r = weakest_category(report.df, corpus, system, scored_on)
+        if r is not None:
+            where = f"`{corpus}`: " if len(corpora) > 1 else ""
+            worst.setdefault(r.label, []).append(f"{where}F {_pct(r.f1)}, R {_pct(r.recall)}")
+    if worst:
+        said = "; ".join(f"{label} ({'; '.join(at)})" for label, at in worst.items())
+        return f"- `{system}`: {said}"
+    scored = not report.df[report.df.system == system].empty
+    if scored and not report.result.systems[system]["predicts_categories"]:
+        return f"- `{system}`: labels PHI without a category, so no per-category scores"
+    return None
+
+
+def _missing(report: ReportInput, found: Sequence[Heading]) -> list[str]:
+    """Systems absent from the table, or from some of its cells: which failed, which
+    could not run here, with links to why."""
+    said = []
+    for skipped, title, what in ((False, "Failures", "Failed"), (True, "Not run here", "Not run")):
+        names = dict.fromkeys(
+            f["system"] for f in report.result.failures if bool(f.get("skipped")) == skipped
+        )
+        anchor = next((h.anchor for h in found if h.level == 2 and h.text == title), None)
+        if names and anchor:
+            said.append(f"{what}: {', '.join(f'`{s}`' for s in names)} ([{title}](#{anchor})).")
+    return [" ".join(said), ""] if said else []
 
 
 def _rate(value: Any) -> str:
@@ -856,9 +1289,24 @@ def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
     import matplotlib
 
     matplotlib.use("Agg")
+    paths: dict[str, Path] = {}
+    if _plot_f1_ci(result, out / "f1_ci.png"):
+        paths["f1_ci"] = out / "f1_ci.png"
+    if _plot_learning_curve(result, out / "learning_curve.png"):
+        paths["learning_curve"] = out / "learning_curve.png"
+    stems = plot_stems(result.curves)
+    for corpus, curves in result.curves.items():
+        if curves:
+            paths[f"pr:{corpus}"] = out / f"{stems[corpus]}.png"
+            _plot_precision_recall(corpus, curves, paths[f"pr:{corpus}"])
+    return paths
+
+
+def _plot_f1_ci(result: RunResult, path: Path) -> bool:
+    """Each system's PHI F (its headline subset) per corpus with its bootstrap interval;
+    False (nothing written) when no system has scores."""
     import matplotlib.pyplot as plt
 
-    paths: dict[str, Path] = {}
     df = result.results
     rows = []
     for system, info in result.systems.items():
@@ -869,70 +1317,79 @@ def write_plots(result: RunResult, out: Path) -> dict[str, Path]:
             & (df.label == "PHI")
         ]
         rows.extend(sel.itertuples())
-    if rows:
-        corpora = list(result.splits)
-        systems = list(result.systems)
-        fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(systems) * len(corpora) / 2), 4))
-        width = 0.8 / max(1, len(systems))
-        for j, system in enumerate(systems):
-            xs, ys, lo, hi = [], [], [], []
-            for i, corpus in enumerate(corpora):
-                r = next((r for r in rows if r.system == system and r.corpus == corpus), None)
-                if r is None:
-                    continue
-                xs.append(i + (j - (len(systems) - 1) / 2) * width)
-                ys.append(r.f1)
-                low = r.f1 - r.f1_ci_low if not math.isnan(r.f1_ci_low) else 0.0
-                high = r.f1_ci_high - r.f1 if not math.isnan(r.f1_ci_high) else 0.0
-                lo.append(max(low, 0.0))
-                hi.append(max(high, 0.0))
-            if xs:
-                ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=system)
-        ax.set_xticks(range(len(corpora)), corpora, rotation=15)
-        ax.set_ylabel("PHI F-measure (token)")
-        ax.set_title("PHI F-measure with 95% bootstrap CI")
-        ax.legend(fontsize="small", ncol=2)
-        ax.grid(axis="y", alpha=0.3)
-        paths["f1_ci"] = out / "f1_ci.png"
-        _save(fig, paths["f1_ci"])
-        plt.close(fig)
+    if not rows:
+        return False
+    corpora = list(result.splits)
+    systems = list(result.systems)
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(systems) * len(corpora) / 2), 4))
+    width = 0.8 / max(1, len(systems))
+    for j, system in enumerate(systems):
+        xs, ys, lo, hi = [], [], [], []
+        for i, corpus in enumerate(corpora):
+            r = next((r for r in rows if r.system == system and r.corpus == corpus), None)
+            if r is None:
+                continue
+            xs.append(i + (j - (len(systems) - 1) / 2) * width)
+            ys.append(r.f1)
+            low = r.f1 - r.f1_ci_low if not math.isnan(r.f1_ci_low) else 0.0
+            high = r.f1_ci_high - r.f1 if not math.isnan(r.f1_ci_high) else 0.0
+            lo.append(max(low, 0.0))
+            hi.append(max(high, 0.0))
+        if xs:
+            ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=system)
+    ax.set_xticks(range(len(corpora)), corpora, rotation=15)
+    ax.set_ylabel("PHI F-measure (token)")
+    ax.set_title("PHI F-measure with 95% bootstrap CI")
+    ax.legend(fontsize="small", ncol=2)
+    ax.grid(axis="y", alpha=0.3)
+    _save(fig, path)
+    plt.close(fig)
+    return True
+
+
+def _plot_learning_curve(result: RunResult, path: Path) -> bool:
+    """PHI precision and recall against the training fraction, one panel per corpus;
+    False (nothing written) without a learning curve."""
+    import matplotlib.pyplot as plt
+
     lc = result.learning_curve
-    if lc is not None and not lc.empty:
-        sel = lc[(lc.level == "token") & (lc.subset == "all") & (lc.label == "PHI")]
-        corpora = sorted(sel.corpus.unique())
-        fig, axes = plt.subplots(1, len(corpora), figsize=(5 * len(corpora), 4), squeeze=False)
-        for ax, corpus in zip(axes[0], corpora, strict=True):
-            for system, g in sel[sel.corpus == corpus].groupby("system"):
-                g = g.sort_values("train_fraction")
-                ax.plot(100 * g.train_fraction, g.precision, "o-", label=f"{system} P")
-                ax.plot(100 * g.train_fraction, g.recall, "s--", label=f"{system} R")
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("training set (%)")
-            ax.set_ylabel("PHI precision / recall")
-            ax.set_title(corpus)
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize="small")
-        paths["learning_curve"] = out / "learning_curve.png"
-        _save(fig, paths["learning_curve"])
-        plt.close(fig)
-    stems = plot_stems(result.curves)
-    for corpus, curves in result.curves.items():
-        if not curves:
-            continue
-        fig, ax = plt.subplots(figsize=(6, 4.5))
-        for system, (recall, precision) in sorted(curves.items()):
-            ax.plot(recall, precision, label=system)
-        for level in (0.90, 0.95, 0.99):
-            ax.axvline(level, color="grey", lw=0.6, ls=":")
-        ax.set_xlabel("PHI recall (token)")
-        ax.set_ylabel("PHI precision (token)")
-        ax.set_xlim(0.5, 1.0)
-        ax.set_ylim(0.0, 1.02)
-        ax.set_title(f"Precision-recall, out-of-fold scores: {corpus}"[:80])
+    if lc is None or lc.empty:
+        return False
+    sel = lc[(lc.level == "token") & (lc.subset == "all") & (lc.label == "PHI")]
+    corpora = sorted(sel.corpus.unique())
+    fig, axes = plt.subplots(1, len(corpora), figsize=(5 * len(corpora), 4), squeeze=False)
+    for ax, corpus in zip(axes[0], corpora, strict=True):
+        for system, g in sel[sel.corpus == corpus].groupby("system"):
+            g = g.sort_values("train_fraction")
+            ax.plot(100 * g.train_fraction, g.precision, "o-", label=f"{system} P")
+            ax.plot(100 * g.train_fraction, g.recall, "s--", label=f"{system} R")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("training set (%)")
+        ax.set_ylabel("PHI precision / recall")
+        ax.set_title(corpus)
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-        key = f"pr:{corpus}"
-        paths[key] = out / f"{stems[corpus]}.png"
-        _save(fig, paths[key])
-        plt.close(fig)
-    return paths
+    _save(fig, path)
+    plt.close(fig)
+    return True
+
+
+def _plot_precision_recall(corpus: str, curves: Mapping[str, Any], path: Path) -> None:
+    """The precision-recall curves of ``corpus`` (system -> (recall, precision)), with the
+    recall levels of the operating points marked."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for system, (recall, precision) in sorted(curves.items()):
+        ax.plot(recall, precision, label=system)
+    for level in (0.90, 0.95, 0.99):
+        ax.axvline(level, color="grey", lw=0.6, ls=":")
+    ax.set_xlabel("PHI recall (token)")
+    ax.set_ylabel("PHI precision (token)")
+    ax.set_xlim(0.5, 1.0)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_title(f"Precision-recall, out-of-fold scores: {corpus}"[:80])
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    _save(fig, path)
+    plt.close(fig)

@@ -223,8 +223,8 @@ class FeatureSpace:
         import scipy.sparse as sp
 
         indptr, indices = _interleave([self.encode(feature, document) for feature in features])
-        block = sp.csr_matrix(
-            (np.ones(len(indices), np.float32), indices, indptr),
+        block = sp.csr_matrix(  # a single class's encoding is shared and read-only: copied
+            (np.ones(len(indices), np.float32), indices.copy(), indptr.copy()),
             shape=(len(indptr) - 1, len(self.names)),
         )
         block.sum_duplicates()

@@ -10,8 +10,9 @@ import pytest
 
 from bench import paper_figures, report
 from bench.outputs import run_info
+from bench.report import PLO
 from bench.runner import RunConfig, run
-from corpora.model import Corpus
+from corpora.model import LABELS, Corpus
 from systems.base import register, unregister
 from tests.bench import toy
 from tests.bench.toy import make_corpus
@@ -260,8 +261,13 @@ def test_an_aliased_system_keeps_its_sources_departures() -> None:
     result = _quick_run("heuristic,rules=heuristic", 4, 2)
     assert result.systems["rules"]["registered"] == "heuristic"
     text = report.render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
-    rows = [line for line in text.splitlines() if line.startswith("| rules ")]
+    rows = [line for line in _systems_table(text) if line.startswith("| rules ")]
     assert rows and HeuristicDeidentifier.departures in rows[0]
+
+
+def _systems_table(text: str) -> list[str]:
+    """The lines of the report's *Systems* section (the summary above names systems too)."""
+    return text.split("\n## Systems\n")[1].split("\n## ")[0].splitlines()
 
 
 def _render(result) -> str:
@@ -292,7 +298,163 @@ def test_the_report_reads_each_systems_facts_from_the_system(toy_systems) -> Non
     assert result.systems["c"]["departures"] == _Compared.departures
     assert result.systems["c"]["citation"] == "Nobody et al. 1999"
     text = _render(result)
-    rows = [line for line in text.splitlines() if line.startswith("| c ")]
+    rows = [line for line in _systems_table(text) if line.startswith("| c ")]
     assert rows and _Compared.departures in rows[0]
     section = text.split(title)[1].split("\n#")[0]  # every system, on the declared subset
     assert "| toy-capitals" in section and "| c " in section
+
+
+# --------------------------------------------------------------------------- the summary
+
+
+def _summary(text: str) -> str:
+    """The report's summary: from its heading to the first detail section."""
+    start = text.index("## Summary\n")
+    return text[start : text.index("\n## How this was produced")]
+
+
+def _table_rows(markdown: str) -> dict[str, list[str]]:
+    """The first Markdown table of ``markdown``, by the text of each row's first cell."""
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines]
+    return {row[0]: row[1:] for row in [cells[0], *cells[2:]]}
+
+
+def test_the_report_opens_with_a_summary_of_the_run(toy_systems) -> None:
+    result = _quick_run("toy-capitals,toy-memory,toy-people,toy-broken,toy-unavailable", 9, 3)
+    text = _render(result)
+    assert text.startswith("# deid-bench report\n\n## Summary\n")
+    summary = _summary(text)
+    assert len(summary.splitlines()) <= 50  # one screen
+
+    # the table: every scored system's PHI P / R / F on its headline subset, marked as the
+    # detailed tables mark it
+    rows = _table_rows(summary)
+    assert rows["System"] == ["`toy`"]
+    assert set(rows) == {"System", "toy-capitals", "toy-memory", "toy-people"}
+    df = result.results
+    details = text.split("## Corpus `toy`")[1]
+    for system in ("toy-capitals", "toy-memory", "toy-people"):
+        subset = result.systems[system]["headline_subset"]
+        r = df[
+            (df.system == system)
+            & (df.level == "token")
+            & (df.subset == subset)
+            & (df.label == "PHI")
+        ].iloc[0]
+        prf = " / ".join(report._pct(r[m]) for m in ("precision", "recall", "f1"))
+        table = details.split("### People" if subset == PLO else "### PHI and non-PHI")[1]
+        marked = re.search(rf"\| {system}\s+\| PHI[^\n]*\d \*", table) is not None
+        assert rows[system] == [prf + (" *" if marked else "")], system
+
+    # which differences hold: the best system of the headline table, named with its F
+    best = max(("toy-capitals", "toy-memory"), key=lambda s: _phi_f1(df, s))
+    assert f"`{best}` has the highest PHI F ({report._pct(_phi_f1(df, best))})" in summary
+
+    # where each system fails most: its lowest-F category among those with gold tokens
+    # (ties: the lower recall, then the label set's order)
+    cats = df[
+        (df.system == "toy-capitals")
+        & (df.level == "token")
+        & (df.subset == "all")
+        & df.label.isin(LABELS)
+        & ((df.tp + df.fn) > 0)
+    ]
+    w = min(cats.itertuples(), key=lambda r: (r.f1, r.recall, LABELS.index(r.label)))
+    line = f"- `toy-capitals`: {w.label} (F {report._pct(w.f1)}, R {report._pct(w.recall)})"
+    assert line in summary.splitlines()
+    assert "- `toy-people`: " in summary  # only its own categories
+    people = next(x for x in summary.splitlines() if x.startswith("- `toy-people`: "))
+    assert people.split(": ")[1].split(" ")[0] in toy.PeopleOnlySystem.evaluated_labels
+
+    # a failed and a not-run system are named, with links to why
+    assert "Failed: `toy-broken` ([Failures](#failures))" in summary
+    assert "Not run: `toy-unavailable` ([Not run here](#not-run-here))" in summary
+
+    # links: every anchor is a heading of the report, each corpus and each detail section
+    # is linked, and the details are all there below
+    anchors = {h.anchor for h in report.headings(text.splitlines())}
+    links = re.findall(r"\]\(#([^)]+)\)", summary)
+    assert links and set(links) <= anchors
+    assert "[`toy`](#corpus-toy)" in summary and "[`toy`](#f-measure-per-category)" in summary
+    for heading in re.findall(r"^## (.+)$", text.split("\n## How this was produced")[1], re.M):
+        assert f"[{heading}](#" in summary, heading
+    for heading in ("## How this was produced", "## Systems", "## Corpus `toy`", "## Time"):
+        assert text.index(heading) > text.index("## Summary"), heading
+
+
+def _phi_f1(df: pd.DataFrame, system: str) -> float:
+    sel = df[(df.system == system) & (df.level == "token") & (df.subset == "all")]
+    return float(sel[sel.label == "PHI"].iloc[0].f1)
+
+
+def test_anchors_are_the_ones_a_markdown_viewer_makes() -> None:
+    found = report.headings(
+        [
+            "## Corpus `evaluation:physionet:../x/physionet-deid`",
+            "### F-measure per category",
+            "| not # a heading |",
+            "## Corpus `unseen`",
+            "### F-measure per category",
+            "## Chosen inside the training folds (`--tune`)",
+            "#not a heading either",
+        ],
+        taken=["deid-bench report", "Summary"],
+    )
+    assert [h.anchor for h in found] == [
+        "corpus-evaluationphysionetxphysionet-deid",
+        "f-measure-per-category",
+        "corpus-unseen",
+        "f-measure-per-category-1",
+        "chosen-inside-the-training-folds---tune",
+    ]
+    assert report.headings(["## Summary"], taken=["Summary"])[0].anchor == "summary-1"
+
+
+@pytest.mark.parametrize(
+    ("marked", "says"),
+    [
+        (
+            {"b": True, "c": True},
+            "`a` has the highest PHI F (90.0), significantly above the runner-up `b` (85.0)"
+            " and every other system.",
+        ),
+        (
+            {"b": False, "c": True},
+            "`a` has the highest PHI F (90.0), not significantly above the runner-up `b`"
+            " (85.0); significantly above the other 1 system.",
+        ),
+        (
+            {"b": True, "c": False},
+            "`a` has the highest PHI F (90.0), significantly above the runner-up `b` (85.0);"
+            " not significantly above `c` (80.0).",
+        ),
+        (
+            {"b": True},
+            "`a` has the highest PHI F (90.0), significantly above the runner-up `b` (85.0);"
+            " not tested against `c` (80.0).",
+        ),
+    ],
+)
+def test_which_differences_hold_is_said_from_the_marks(marked, says) -> None:
+    ranking = report.Ranking("a", {"a": 0.9, "c": 0.8, "b": 0.85}, marked)
+    assert report.difference_sentence(ranking) == says
+    alone = report.Ranking("a", {"a": 0.9}, {})
+    assert report.difference_sentence(alone).endswith("; no other system has scores.")
+
+
+def test_the_weakest_category_has_gold_tokens_and_is_scored() -> None:
+    def category(label: str, f: float, gold: int) -> dict:
+        return {**_score("s", label, f, f, f), "corpus": "c", "tp": gold, "fn": 0, "fp": 1}
+
+    df = _frame(
+        [
+            category("PATIENT", 0.8, 5),
+            category("DATE", 0.6, 5),
+            category("ID", 0.4, 5),
+            category("OTHER", 0.0, 0),  # predicted, but no gold OTHER: not a weakness
+        ]
+    )
+    assert report.weakest_category(df, "c", "s").label == "ID"
+    assert report.weakest_category(df, "c", "s", ["PATIENT", "DATE"]).label == "DATE"
+    assert report.weakest_category(df, "c", "t") is None
