@@ -428,7 +428,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=TEST_VARIANTS,
         default=None,
         help="also test each fold's model on this variant of its test documents "
-        "(trained on the authentic training folds): surrogate, ambiguous or unseen names",
+        "(trained on the authentic training folds): surrogate, ambiguous or unseen names, "
+        "or foreign: names and places of other countries, which no training step may use",
     )
     run.add_argument(
         "--train-corpus",

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
 from bench.augment import describe_augment
+from bench.generalization import variant_section
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
@@ -489,19 +490,7 @@ def render_report(
                 out += [f"![Precision-recall curves on {corpus}]({plots[key]})", ""]
 
     out += external_sections(result, info)
-    table = variant_table(result.variant_comparison)
-    if table:
-        out += [
-            "## Generalization: trained on authentic notes, tested on a variant",
-            "",
-            "Each fold's model (trained on the authentic training folds only) labels the "
-            "same test notes before and after the variant transform (the paper's §6.3 "
-            "question, without the test notes leaking into training).  Recall (%) on each; "
-            "p: paired approximate randomization over documents on the recall difference.",
-            "",
-            table,
-            "",
-        ]
+    out += variant_section(result, info)
     table = tuned_table(info)
     if table:
         out += [
@@ -779,26 +768,6 @@ def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | Non
                 cells.append(f"{_pct(r.precision)} (t = {r.threshold:.3g})")
         rows.append([system, *cells])
     return _md_table(rows, ["System", *(f"P at R ≥ {100 * lv:g} %" for lv in levels)])
-
-
-def variant_table(comparison: pd.DataFrame | None) -> str | None:
-    if comparison is None or comparison.empty:
-        return None
-    rows = [
-        [
-            r.system,
-            r.corpus,
-            r.variant_corpus,
-            _pct(r.recall_authentic),
-            _pct(r.recall_variant),
-            f"{100 * r.difference:+.1f}",
-            f"{r.p_value:.3g}",
-        ]
-        for r in comparison.itertuples()
-    ]
-    return _md_table(
-        rows, ["System", "Trained and tested on", "Tested on", "R", "R variant", "Δ", "p"]
-    )
 
 
 def _value(v: Any) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from bench import generalization
 from bench.cells import execute_plan
 from bench.plan import make_plan, resolve_corpora, resolve_systems
 from bench.run_types import (
@@ -76,8 +77,9 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     variant_comparison = scorer.variant_comparison()
     curves = {corpus: scorer.curves(corpus) for corpus in plan.splits}
     peer_comparison = scorer.peer_comparison()
+    variant_categories = generalization.category_comparison(scorer)
     t_score = time.perf_counter()
-    return RunResult(
+    result = RunResult(
         config=config,
         corpora=plan.corpora,
         skipped=plan.skipped,
@@ -118,7 +120,9 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
             "execute": round(t_execute - t_plan, 2),
             "score": round(t_score - t_execute, 2),
         },
+        variant_categories=variant_categories,
     )
+    return result
 
 
 def _external_setup(system: str, outcomes: list[CellOutcome]) -> dict[str, Any]:
