@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
 from bench.augment import describe_augment
+from bench.dominance import report_section as dominance_section
 from bench.generalization import variant_section
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
@@ -491,6 +492,7 @@ def render_report(
 
     out += external_sections(result, info)
     out += variant_section(result, info)
+    out += dominance_section(result)
     table = tuned_table(info)
     if table:
         out += [

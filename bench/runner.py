@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import generalization
+from bench import dominance, generalization
 from bench.cells import execute_plan
 from bench.plan import make_plan, resolve_corpora, resolve_systems
 from bench.run_types import (
@@ -78,6 +78,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     curves = {corpus: scorer.curves(corpus) for corpus in plan.splits}
     peer_comparison = scorer.peer_comparison()
     variant_categories = generalization.category_comparison(scorer)
+    pairs = dominance.dominance_table(scorer)
     t_score = time.perf_counter()
     result = RunResult(
         config=config,
@@ -96,6 +97,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                 "wrappers": [w.__name__ for w, _ in spec.wrappers],
                 "augment": list(spec.augment),
                 "requires_training": spec.tags.requires_training,
+                "external": spec.cls.external,
                 "predicts_categories": spec.tags.predicts_categories,
                 "headline_subset": headline_subset(spec),
                 **_external_setup(name, outcomes),
@@ -121,6 +123,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
             "score": round(t_score - t_execute, 2),
         },
         variant_categories=variant_categories,
+        dominance=pairs,
     )
     return result
 
