@@ -125,6 +125,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "systems": result.systems,
         "cells": cells,
         "failures": result.failures,
+        "ledger": result.ledger,
     }
 
 

@@ -37,6 +37,7 @@ from bench import paper_figures
 from bench.augment import describe_augment
 from bench.dominance import report_section as dominance_section
 from bench.generalization import variant_section
+from bench.ledger import report_section as ledger_section
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
@@ -346,6 +347,7 @@ def render_report(
         "measurements.",
         "",
     ]
+    out += ledger_section(info)
     skipped = {k: v for k, v in result.skipped.items() if v}
     if skipped:
         out += [

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import dominance, generalization
+from bench import dominance, generalization, ledger
 from bench.cells import execute_plan
 from bench.plan import make_plan, resolve_corpora, resolve_systems
 from bench.run_types import (
@@ -125,6 +125,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         variant_categories=variant_categories,
         dominance=pairs,
     )
+    result.ledger = ledger.record(result, plan.systems)  # after scoring: what was looked at
     return result
 
 
