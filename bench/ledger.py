@@ -400,8 +400,8 @@ def record(result: RunResult, specs: Mapping[str, SystemSpec]) -> dict[str, Any]
     be read or written is said so, never an error: the run's results stand."""
     path = ledger_path()
     lines, sets = run_entries(result, specs)
-    info: dict[str, Any] = {"path": str(path), "recorded": False, "no_cache": False}
-    info["no_cache"] = not cache.caching_enabled()
+    info: dict[str, Any] = {"path": str(path), "recorded": False}
+    info["no_cache"] = not cache.caching_enabled()  # said in the report: still recorded
     try:
         history, info["unreadable_lines"] = read_entries(path)
     except OSError as exc:
@@ -517,6 +517,14 @@ def history(entries: Sequence[Mapping[str, Any]], corpus: str | None = None) -> 
     return out
 
 
+#: Columns of ``python -m bench ledger``.
+_HEADERS = ("first scored", "runs", "code versions", "P", "R", "as", "configuration")
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.1f}"
+
+
 def command(args: argparse.Namespace) -> int:
     """Print the ledger's history (exit 0, also when there is none yet)."""
     from tabulate import tabulate
@@ -529,41 +537,20 @@ def command(args: argparse.Namespace) -> int:
     if args.json:
         print(printable(json.dumps(groups, indent=1, ensure_ascii=False), keep="\n"))
         return 0
-    print(printable(f"Selection ledger {path}: {len(entries)} entries", keep="\n"))
+    print(printable(f"Selection ledger {path}: {len(entries)} entries"))
     if bad:
         print(f"({bad} unreadable line(s) skipped)")
     for g in groups:
-        pct = lambda x: "" if x is None else f"{100 * x:.1f}"  # noqa: E731
         rows = [
-            [
-                c["first"],
-                c["times"],
-                c["code_versions"],
-                pct(c["precision"]),
-                pct(c["recall"]),
-                ", ".join(c["systems"]),
-                c["description"],
-            ]
+            [c["first"], c["times"], c["code_versions"], _pct(c["precision"]), _pct(c["recall"])]
             for c in g["configurations"]
         ]
-        print(
-            printable(
-                f"\n{g['n_notes']} notes {g['notes'][:12]} scored as {', '.join(g['corpora'])}: "
-                f"{len(g['configurations'])} configurations in {g['runs']} runs\n"
-                + tabulate(
-                    rows,
-                    headers=[
-                        "first scored",
-                        "runs",
-                        "code versions",
-                        "P",
-                        "R",
-                        "as",
-                        "configuration",
-                    ],
-                    tablefmt="simple",
-                ),
-                keep="\n",
-            )
+        for row, c in zip(rows, g["configurations"], strict=True):
+            row += [", ".join(c["systems"]), c["description"]]
+        title = (
+            f"\n{g['n_notes']} notes {g['notes'][:12]} scored as {', '.join(g['corpora'])}: "
+            f"{len(g['configurations'])} configurations in {g['runs']} runs"
         )
+        table = tabulate(rows, headers=list(_HEADERS), tablefmt="simple")
+        print(printable(f"{title}\n{table}", keep="\n"))
     return 0
