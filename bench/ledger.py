@@ -18,7 +18,8 @@ A configuration (:func:`configuration`) is what changes the scores: the system's
 class and parameters, its wrappers (tuning, augmentation, extra training, with their
 options) and the protocol options that decide what is trained and scored (protocol, folds,
 ``--seed``, which also places notes in folds and draws augmentation copies, grouping, the
-training corpus, learning-curve fractions, ``--dictionaries``).  Not part of it: the name a
+training corpus, learning-curve fractions, ``--dictionaries``; for a system that is not
+trained only ``--dictionaries``, since it labels each note alone).  Not part of it: the name a
 system runs under, ``--jobs``, the backend, ``--alpha``, ``--shuffles``, ``--resamples``.
 The code version of the system (:func:`corpora.cache.source_fingerprint`) is recorded too
 and counted separately: a rule edited after looking at the scores is another look.
@@ -111,16 +112,24 @@ def _wrapper_params(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def protocol_options(result: RunResult, corpus: str) -> dict[str, Any]:
+def protocol_options(result: RunResult, corpus: str, trained: bool = True) -> dict[str, Any]:
     """The options of ``result``'s run that decide what was trained and scored on
-    ``corpus`` (see the module docstring)."""
+    ``corpus`` (see the module docstring).  A system that is not trained labels each note
+    alone, so for it folds, seed, grouping and training notes change nothing: only the
+    word lists it is given."""
     config = result.config
+    options: dict[str, Any] = {}
+    dictionaries = config.dictionaries or os.environ.get("DEID_BENCH_DICTIONARIES")
+    if dictionaries:
+        options["dictionaries"] = str(Path(dictionaries).resolve())
+    if not trained:
+        return options
     splits = result.splits.get(corpus) or []
     protocol = splits[0].protocol if splits else config.protocol
     if protocol == "variant":  # the models of the corpus it is a variant of
         base = result.splits.get(splits[0].train_corpus) or splits
         protocol = base[0].protocol
-    options: dict[str, Any] = {"protocol": protocol, "seed": config.seed}
+    options.update(protocol=protocol, seed=config.seed)
     if protocol in ("cv", "learning-curve"):
         options.update(folds=config.folds, group_by=config.group_by)
     if protocol == "learning-curve":
@@ -128,9 +137,6 @@ def protocol_options(result: RunResult, corpus: str) -> dict[str, Any]:
     if config.train_corpus and config.train_corpus in result.corpora:
         keys = note_keys(result.corpora[config.train_corpus].documents)
         options["train_notes"] = notes_fingerprint(keys)
-    dictionaries = config.dictionaries or os.environ.get("DEID_BENCH_DICTIONARIES")
-    if dictionaries:
-        options["dictionaries"] = str(Path(dictionaries).resolve())
     return options
 
 
@@ -204,7 +210,7 @@ def run_entries(
     for corpus in result.splits:
         keys = note_keys(result.corpora[corpus].documents)
         fingerprint = notes_fingerprint(keys)
-        protocol = protocol_options(result, corpus)
+        protocols = {t: protocol_options(result, corpus, t) for t in (True, False)}
         for name, spec in specs.items():
             rows = df[
                 (df.system == name)
@@ -216,7 +222,7 @@ def run_entries(
             if rows.empty:
                 continue  # failed, skipped or not run here: nothing was scored
             sets[fingerprint] = keys
-            conf = configuration(spec, protocol)
+            conf = configuration(spec, protocols[spec.tags.requires_training])
             row = rows.iloc[0]
             lines.append(
                 {
