@@ -11,6 +11,7 @@ Subcommands (each has ``--help``)::
     kernels CORPUS                               SVM kernels (Stat De-id Table 3)
     reproduce sibanda2006|tafvizi2011|statdeid   a paper's experiments, figures and verdicts
     check NAME|MODULE:CLASS|all                  a system against the adapter contract
+    ledger [--corpus TEXT]                       every configuration scored per set of notes
 
 Exit codes: 0 success; 1 a system failed (the others finished and were reported); 2 bad
 input or usage (one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 the
@@ -30,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bench import ledger
 from bench.run_types import (
     DEFAULT_INNER_FOLDS,
     DEFAULT_OBJECTIVE,
@@ -428,7 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=TEST_VARIANTS,
         default=None,
         help="also test each fold's model on this variant of its test documents "
-        "(trained on the authentic training folds): surrogate, ambiguous or unseen names",
+        "(trained on the authentic training folds): surrogate, ambiguous or unseen names, "
+        "or foreign: names and places of other countries, which no training step may use",
     )
     run.add_argument(
         "--train-corpus",
@@ -494,6 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prof.add_argument("run_dir", metavar="RUN", help="a report directory or its run.json")
     prof.add_argument("--by-corpus", action="store_true", help="one row per system and corpus")
+    ledger.add_parser(sub)
     return parser
 
 
@@ -1090,6 +1094,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return cmd_profile(args)
         if args.command == "check":
             return cmd_check(args)
+        if args.command == "ledger":
+            return ledger.command(args)
         return cmd_analysis(args)
     except (CorpusError, MissingResourceError, UsageError, BackendError, CacheError) as exc:
         print(f"error: {printable(str(exc))}", file=sys.stderr)

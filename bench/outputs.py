@@ -125,6 +125,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "systems": result.systems,
         "cells": cells,
         "failures": result.failures,
+        "ledger": result.ledger,
     }
 
 
@@ -135,8 +136,8 @@ RUN_FILE = "run.json"
 MARKER = ".deid-bench-report"
 #: Names of the files a run writes (plots: f1_ci.png, learning_curve.png, pr_<corpus>.png).
 KNOWN_OUTPUTS = re.compile(
-    r"(results|significance|operating_points|variant_comparison|peer_comparison|"
-    r"learning_curve)\.csv|run\.json|report\.md|f1_ci\.png|learning_curve\.png|pr_[\w.-]+\.png"
+    r"(results|significance|operating_points|variant_comparison|variant_categories|"
+    r"peer_comparison|dominance|learning_curve)\.csv|run\.json|report\.md|f1_ci\.png|learning_curve\.png|pr_[\w.-]+\.png"
 )
 #: Keys of a run.json the harness wrote (how a report older than :data:`MARKER` is known).
 _RUN_KEYS = ("command", "started", "cells")
@@ -345,6 +346,11 @@ def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str
         cache.atomic_write_text(
             paths["variant_comparison"], result.variant_comparison.to_csv(index=False)
         )
+    for name in ("variant_categories", "dominance"):  # bench.generalization, bench.dominance
+        frame = getattr(result, name)
+        if frame is not None:
+            paths[name] = out / f"{name}.csv"
+            cache.atomic_write_text(paths[name], frame.to_csv(index=False))
     if result.peer_comparison is not None:
         paths["peer_comparison"] = out / "peer_comparison.csv"
         cache.atomic_write_text(

@@ -25,6 +25,7 @@ from bench.run_types import (
     RunConfig,
     SystemSpec,
     UsageError,
+    check_not_reserved,
     check_objective,
 )
 from corpora import cache
@@ -146,6 +147,7 @@ def validate_config(config: RunConfig) -> None:
         raise UsageError(f"--inner-folds must be at least 2: {config.inner_folds}")
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
         raise UsageError(f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}")
+    check_not_reserved(config.augment, "--augment")
     bad = list(dict.fromkeys(a for a in config.augment if a not in AUGMENTATIONS))
     if bad:
         raise UsageError(f"--augment {','.join(bad)}: use {', '.join(AUGMENTATIONS)}")
@@ -284,6 +286,7 @@ def _system_augment(name: str, value: Any) -> tuple[str, ...]:
         variants = parse_augment(text)
     except ValueError as exc:
         raise UsageError(f"--param {name}.augment: {exc}") from None
+    check_not_reserved(variants, f"--param {name}.augment")
     bad = list(dict.fromkeys(a for a in variants if a not in AUGMENTATIONS))
     if bad:
         raise UsageError(f"--param {name}.augment={text}: use {', '.join(AUGMENTATIONS)}")

@@ -43,6 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 from bench import paper_figures
 from bench.augment import describe_augment
+from bench.dominance import report_section as dominance_section
+from bench.generalization import variant_section
+from bench.ledger import report_section as ledger_section
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
 from corpora import cache
@@ -733,21 +736,20 @@ def _peer_rows(g: pd.DataFrame) -> list[list[str]]:
     return rows
 
 
+def ledger_report_section(report: ReportInput) -> list[str]:
+    """How many configurations were scored on these test notes before (bench.ledger)."""
+    return ledger_section(report.info)
+
+
 def generalization_section(report: ReportInput) -> list[str]:
-    table = variant_table(report.result.variant_comparison)
-    if not table:
-        return []
-    return [
-        "## Generalization: trained on authentic notes, tested on a variant",
-        "",
-        "Each fold's model (trained on the authentic training folds only) labels the "
-        "same test notes before and after the variant transform (the paper's §6.3 "
-        "question, without the test notes leaking into training).  Recall (%) on each; "
-        "p: paired approximate randomization over documents on the recall difference.",
-        "",
-        table,
-        "",
-    ]
+    """Recall on a test variant beside the authentic notes, per category, and whether
+    the figure estimates generalization (bench.generalization)."""
+    return variant_section(report.result, report.info)
+
+
+def dominance_report_section(report: ReportInput) -> list[str]:
+    """Which system is at least as good in precision and recall (bench.dominance)."""
+    return dominance_section(report.result)
 
 
 def tuning_section(report: ReportInput) -> list[str]:
@@ -788,6 +790,7 @@ def time_section(report: ReportInput) -> list[str]:
 #: The detail sections of report.md, in order, below its summary.
 SECTIONS: tuple[Section, ...] = (
     provenance_section,
+    ledger_report_section,
     skipped_records_section,
     not_run_section,
     failures_section,
@@ -796,6 +799,7 @@ SECTIONS: tuple[Section, ...] = (
     external_tools_section,
     peer_comparison_section,
     generalization_section,
+    dominance_report_section,
     tuning_section,
     learning_curve_section,
     distribution_section,
@@ -1212,26 +1216,6 @@ def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | Non
                 cells.append(f"{_pct(r.precision)} (t = {r.threshold:.3g})")
         rows.append([system, *cells])
     return _md_table(rows, ["System", *(f"P at R ≥ {100 * lv:g} %" for lv in levels)])
-
-
-def variant_table(comparison: pd.DataFrame | None) -> str | None:
-    if comparison is None or comparison.empty:
-        return None
-    rows = [
-        [
-            r.system,
-            r.corpus,
-            r.variant_corpus,
-            _pct(r.recall_authentic),
-            _pct(r.recall_variant),
-            f"{100 * r.difference:+.1f}",
-            f"{r.p_value:.3g}",
-        ]
-        for r in comparison.itertuples()
-    ]
-    return _md_table(
-        rows, ["System", "Trained and tested on", "Tested on", "R", "R variant", "Δ", "p"]
-    )
 
 
 def _value(v: Any) -> str:

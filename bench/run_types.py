@@ -66,8 +66,25 @@ def check_objective(name: str) -> str:
 
 #: Variants ``--test-variant`` accepts, and those ``--augment`` can apply to one training
 #: document at a time.
-TEST_VARIANTS = ("surrogate", "ambiguous", "unseen")
+TEST_VARIANTS = ("surrogate", "ambiguous", "unseen", "foreign")
 AUGMENTATIONS = DOCUMENT_VARIANTS
+#: Test variants no training step may use: a transform the models never saw is what makes
+#: their scores a generalization estimate (names and places of other countries,
+#: :mod:`corpora.foreign`).
+RESERVED_FOR_TESTING = ("foreign",)
+
+
+def check_not_reserved(variants: Sequence[str], option: str) -> None:
+    """A :class:`UsageError` if ``variants`` (of ``--augment`` or ``--param NAME.augment``)
+    names a variant kept for testing (:data:`RESERVED_FOR_TESTING`)."""
+    reserved = [v for v in dict.fromkeys(variants) if v in RESERVED_FOR_TESTING]
+    if reserved:
+        raise UsageError(
+            f"{option}: the {reserved[0]!r} variant is reserved for testing "
+            f"generalization (--test-variant {reserved[0]}), so no training step may use it; "
+            f"augment with {', '.join(AUGMENTATIONS)}"
+        )
+
 
 #: Columns of results.csv, in order.
 RESULT_COLUMNS = (
@@ -268,6 +285,12 @@ class RunResult:
     overlap: dict[str, Any] = field(default_factory=dict)
     #: The run's id, in run.json and the report directory's marker (bench.outputs).
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: Per corpus, the configurations scored on its notes before (:mod:`bench.ledger`).
+    ledger: dict[str, Any] = field(default_factory=dict)
+    #: Authentic vs variant recall per PHI category (:mod:`bench.generalization`).
+    variant_categories: pd.DataFrame | None = None
+    #: Does one system dominate another, per pair and corpus (:mod:`bench.dominance`).
+    dominance: pd.DataFrame | None = None
 
     @property
     def failed(self) -> bool:

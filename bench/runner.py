@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from bench import dominance, generalization, ledger
 from bench.cells import execute_plan
 from bench.plan import make_plan, resolve_corpora, resolve_systems
 from bench.run_types import (
@@ -76,8 +77,10 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     variant_comparison = scorer.variant_comparison()
     curves = {corpus: scorer.curves(corpus) for corpus in plan.splits}
     peer_comparison = scorer.peer_comparison()
+    variant_categories = generalization.category_comparison(scorer)
+    pairs = dominance.dominance_table(scorer)
     t_score = time.perf_counter()
-    return RunResult(
+    result = RunResult(
         config=config,
         corpora=plan.corpora,
         skipped=plan.skipped,
@@ -94,6 +97,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
                 "wrappers": [w.__name__ for w, _ in spec.wrappers],
                 "augment": list(spec.augment),
                 "requires_training": spec.tags.requires_training,
+                "external": spec.cls.external,
                 "predicts_categories": spec.tags.predicts_categories,
                 "headline_subset": headline_subset(spec),
                 **_external_setup(name, outcomes),
@@ -118,7 +122,11 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
             "execute": round(t_execute - t_plan, 2),
             "score": round(t_score - t_execute, 2),
         },
+        variant_categories=variant_categories,
+        dominance=pairs,
     )
+    result.ledger = ledger.record(result, plan.systems)  # after scoring: what was looked at
+    return result
 
 
 def _external_setup(system: str, outcomes: list[CellOutcome]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Grammar (documented in the README)::
 
     SPEC    := EMBEDDED | VARIANT ":" SPEC | SUBSET ":" SPEC | KIND ":" PATH
     EMBEDDED:= authentic | surrogate | ambiguous | unseen     (the generated default corpus)
-    VARIANT := authentic | surrogate | ambiguous | unseen     (a transform of SPEC)
+    VARIANT := authentic | surrogate | ambiguous | unseen | foreign   (a transform of SPEC)
     SUBSET  := tuning | evaluation                            (patients of SPEC, see below)
     KIND    := physionet | i2b2-2006 | i2b2-2014 | jsonl      (a reader)
 

@@ -397,3 +397,7 @@ __all__ = [
     "unseen_document",
     "vocabulary",
 ]
+
+# The ``foreign`` test variant (names and places of other countries) lives in its own
+# module; importing it registers it after the paper's four.
+from corpora import foreign as _foreign  # noqa: E402, F401

@@ -38,6 +38,7 @@ def toy_jsonl(tmp_path) -> Path:
         ["ablation"],
         ["infogain"],
         ["kernels"],
+        ["ledger"],
     ],
 )
 def test_help_on_every_subcommand(argv, capsys) -> None:

@@ -111,6 +111,14 @@ CASES: dict[str, tuple[list[str], str]] = {
     "augment-unknown": ([*RUN, "--augment", "shuffled"], "--augment"),
     "inner-folds-one": ([*RUN, "--tune", "--inner-folds", "1"], "must be at least 2"),
     "augment-zero-copies": ([*RUN, "--augment", "unseen:0"], "whole number >= 1"),
+    "augment-reserved-for-testing": (
+        [*RUN, "--augment", "unseen,foreign"],
+        "'foreign' variant is reserved for testing generalization",
+    ),
+    "system-augment-reserved-for-testing": (
+        [*RUN, "--systems", "toy-memory", "--param", "toy-memory.augment=foreign"],
+        "--param toy-memory.augment: the 'foreign' variant is reserved",
+    ),
     "augment-copies-not-a-number": ([*RUN, "--augment", "unseen:x"], "whole number >= 1"),
     "system-augment-unknown": (
         [*RUN, "--param", "toy-capitals.augment=shuffled"],

@@ -49,7 +49,7 @@ def test_a_registry_reads_like_a_mapping() -> None:
 
 
 def test_every_reader_variant_feature_class_and_mega_source_is_described() -> None:
-    assert list(VARIANTS) == ["authentic", "surrogate", "ambiguous", "unseen"]
+    assert list(VARIANTS) == ["authentic", "surrogate", "ambiguous", "unseen", "foreign"]
     for registry in (READERS, VARIANTS, ALL_FEATURES, MEGA_SOURCES):
         assert len(registry) > 0
         assert all(e.description and "\n" not in e.description for e in registry.entries())
