@@ -137,6 +137,38 @@ def _subset_table(
     return lines
 
 
+def table6_markdown(
+    frame: pd.DataFrame, columns: Mapping[str, Mapping[str, int | None]] | None = None
+) -> list[str]:
+    """Table 6's columns for a corpus's :func:`distribution_table`: per class, tokens, of them
+    ambiguous, and the share -- beside the paper's words, ambiguous words and share when
+    ``columns`` holds them (:func:`stats_markdown`'s ``paper`` columns)."""
+    columns = columns or {}
+    amb, amb_phi = int(frame.loc[TOTAL, "ambiguous"]), int(frame.loc[PHI_TOTAL, "ambiguous"])
+    summary = f"{amb:,} tokens are uses of ambiguous words, {_percent(amb_phi, amb)} of them PHI"
+    if columns:
+        p_amb = columns["table6_ambiguous"][TOTAL] or 0
+        p_phi = columns["table6_ambiguous"][PHI_TOTAL] or 0
+        summary += f" (paper: {p_amb:,} words, {_percent(p_phi, p_amb)} PHI)"
+    return [
+        summary + ".",
+        "",
+        *_subset_table(
+            frame,
+            "ambiguous",
+            "ambiguous",
+            columns.get("table6_total"),
+            columns.get("table6_ambiguous"),
+        ),
+        "",
+    ]
+
+
+def paper_columns(paper: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int | None]]:
+    """The paper's word counts as the columns of the tables here (:data:`PAPER_COLUMNS`)."""
+    return {key: _paper_column(paper, key) for key in PAPER_COLUMNS}
+
+
 def _list_form(word: str) -> str:
     """A token as list entries are written: lower case, no final period or possessive."""
     form = normalize(word)
@@ -182,7 +214,7 @@ def stats_markdown(
     frame = distribution_table(corpus)
     n_docs = len(corpus)
     kinds = Counter(str(d.metadata.get("kind", "note")) for d in corpus)
-    columns = {key: _paper_column(paper, key) for key in PAPER_COLUMNS} if paper else {}
+    columns = paper_columns(paper) if paper else {}
     lines = [
         f"# Corpus `{corpus.name}`",
         "",
@@ -209,28 +241,13 @@ def stats_markdown(
             value, whole = columns[key].get(row), columns[key][TOTAL]
             cells += [_cell(value), "-" if value is None else _percent(value, whole or 0)]
         lines.append("| " + " | ".join(cells) + " |")
-    amb, amb_phi = int(frame.loc[TOTAL, "ambiguous"]), int(frame.loc[PHI_TOTAL, "ambiguous"])
     # the single-cue table needs a corpus with ambiguous words and a note per fold
-    cues = amb > 0 and len(corpus) >= CUE_FOLDS
-    summary = f"{amb:,} tokens are uses of ambiguous words, {_percent(amb_phi, amb)} of them PHI"
-    if columns:
-        p_amb = columns["table6_ambiguous"][TOTAL] or 0
-        p_phi = columns["table6_ambiguous"][PHI_TOTAL] or 0
-        summary += f" (paper: {p_amb:,} words, {_percent(p_phi, p_amb)} PHI)"
+    cues = int(frame.loc[TOTAL, "ambiguous"]) > 0 and len(corpus) >= CUE_FOLDS
     lines += [
         "",
         "## Table 6 -- ambiguous tokens (PHI and non-PHI uses of ambiguous words)",
         "",
-        summary + ".",
-        "",
-        *_subset_table(
-            frame,
-            "ambiguous",
-            "ambiguous",
-            columns.get("table6_total"),
-            columns.get("table6_ambiguous"),
-        ),
-        "",
+        *table6_markdown(frame, columns),
         *(ambiguity_markdown(corpus) if cues else []),
         "## Table 10 -- tokens not found in the system dictionaries",
         "",
