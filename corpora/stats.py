@@ -322,6 +322,24 @@ def ambiguity_shares(corpus: Corpus) -> AmbiguityShares:
     return AmbiguityShares(labels[False], labels[True], subset[False], subset[True])
 
 
+def written_out_uses(corpus: Corpus) -> tuple[int, int]:
+    """(non-PHI uses of ambiguous words that are written-out shorthand, distinct words used
+    both as PHI and as ordinary words) of an ambiguous corpus."""
+    from corpora.ambiguity import SUBSTITUTED_KEY, word_of
+
+    written = 0
+    words: set[str] = set()
+    for doc in corpus:
+        stretches = doc.metadata.get(SUBSTITUTED_KEY, ())
+        for t in doc.tokens:
+            if FLAG_AMBIGUOUS not in t.flags:
+                continue
+            words.add(word_of(t.text))
+            if t.label == OUTSIDE and any(a <= t.start < b for a, b in stretches):
+                written += 1
+    return written, len(words)
+
+
 #: The single cues :func:`cue_accuracy` tries, by name.
 CUES = ("base rate", "the word itself", "previous token", "capitalisation")
 
@@ -393,13 +411,16 @@ def ambiguity_markdown(corpus: Corpus, folds: int = CUE_FOLDS, seed: int = 0) ->
     shares = ambiguity_shares(corpus)
     accuracy = cue_accuracy(corpus, folds, seed)
     rows = [f"| {cue} | {100 * accuracy[cue]:.1f}% |" for cue in CUES]
+    written, words = written_out_uses(corpus)
     return [
         "## Table 9's subset: ambiguous people, places and organizations, and their ordinary uses",
         "",
         f"{shares.ambiguous_phi:,} PHI tokens ({_percent(shares.ambiguous_phi, shares.phi_tokens)}"
         f" of all PHI tokens) and {shares.ambiguous_non_phi:,} non-PHI tokens "
         f"({_percent(shares.ambiguous_non_phi, shares.non_phi_tokens)} of all non-PHI tokens); "
-        f"{100 * shares.phi_share:.1f}% of the subset is PHI.",
+        f"{100 * shares.phi_share:.1f}% of the subset is PHI. {words:,} words are used both "
+        f"ways; {written:,} of the non-PHI uses are shorthand the notes write out in full "
+        "(`corpora/data/ambiguous_substitutions.txt`), the rest the notes' own words.",
         "",
         "What one cue alone predicts on these tokens (held-out accuracy, "
         f"{folds}-fold by document, seed {seed}; each cue's value -> its majority label in the "
