@@ -207,7 +207,8 @@ def _kernel_section(ctx: Context) -> list[str]:
     ]
 
 
-def _ablation_section(ctx: Context, ablation_rows: Any) -> list[str]:
+def _ablation_table_rows(ctx: Context, ablation_rows: Any) -> list[list[str]]:
+    """Every class first (the figures' baselines), then each class alone and all but it."""
     full = ablation_rows(ctx.ablations, "all").get("all")
     reverse = {v: k for k, v in REPORT_CLASSES.items()}
     quoted = {
@@ -221,20 +222,8 @@ def _ablation_section(ctx: Context, ablation_rows: Any) -> list[str]:
     }
     rows = []
     if full is not None:
-        rows.append(
-            [
-                "every class",
-                "(baseline)",
-                "",
-                pct(full.precision),
-                pct(full.recall),
-                pct(full.non_phi_precision),
-                pct(full.non_phi_recall),
-                "",
-                "",
-                f"{REPORT_ACCURACY['PHI'][0]:.2f} / {REPORT_ACCURACY['PHI'][1]:.2f}",
-            ]
-        )
+        baseline = f"{REPORT_ACCURACY['PHI'][0]:.2f} / {REPORT_ACCURACY['PHI'][1]:.2f}"
+        rows.append(["every class", "(baseline)", "", *_scores(full), "", "", baseline])
     for mode in ("only", "without"):
         for name, r in ablation_rows(ctx.ablations, mode).items():
             p_cells = ["", ""]
@@ -248,14 +237,19 @@ def _ablation_section(ctx: Context, ablation_rows: Any) -> list[str]:
                     f"{mode} {name}",
                     reverse.get(name, ""),
                     mode,
-                    pct(r.precision),
-                    pct(r.recall),
-                    pct(r.non_phi_precision),
-                    pct(r.non_phi_recall),
+                    *_scores(r),
                     *p_cells,
                     published.get((mode, name), ""),
                 ]
             )
+    return rows
+
+
+def _scores(r: Any) -> list[str]:
+    return [pct(r.precision), pct(r.recall), pct(r.non_phi_precision), pct(r.non_phi_recall)]
+
+
+def _ablation_section(ctx: Context, ablation_rows: Any) -> list[str]:
     headers = [
         "Model",
         "report's class",
@@ -277,12 +271,11 @@ def _ablation_section(ctx: Context, ablation_rows: Any) -> list[str]:
         "bigrams); p: approximate randomization over documents of the row's PHI precision / "
         "recall against every class (uncorrected).",
         "",
-        md_table(rows, headers),
+        md_table(_ablation_table_rows(ctx, ablation_rows), headers),
         "",
     ]
-    missing = [
-        n for n, ours in REPORT_CLASSES.items() if ours not in set(ctx.ablations.feature_class)
-    ]
+    ran = set(ctx.ablations.feature_class)
+    missing = [n for n, ours in REPORT_CLASSES.items() if ours not in ran]
     if missing:
         out += [
             f"Not run here: {', '.join(missing)} (the Link Grammar parser is not installed; "
