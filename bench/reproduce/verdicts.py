@@ -146,7 +146,7 @@ def higher(
     statistic: str = "f1",
     lower: bool = False,
 ) -> Part:
-    """ "``a``'s statistic is above ``b``'s" (below, with ``lower``): approximate
+    """The part "``a``'s statistic is above ``b``'s" (below, with ``lower``): approximate
     randomization when both labelled the same documents, else the two-sample
     randomization test."""
     from bench.significance import approximate_randomization, unpaired_randomization
@@ -179,7 +179,7 @@ def from_test(label: str, value_a: float, value_b: float, p: float, lower: bool 
 
 
 def either(label: str, parts: Sequence[Part]) -> Part:
-    """ "One of ``parts`` holds" (the report's "precision and/or recall"): it holds if any
+    """The part "one of ``parts`` holds" (the report's "precision and/or recall"): it holds if any
     does, and its p is the smallest p of those that hold times their number (Bonferroni
     within the part, so choosing the better measure after the fact costs its price)."""
     measured = [p for p in parts if p.measured]
@@ -227,7 +227,8 @@ def beyond(
     statistic: str = "f1",
     below: bool = False,
 ) -> Part:
-    """ "The statistic is above ``value``" (below, with ``below``): bootstrap over documents."""
+    """The part "the statistic is above ``value``" (below, with ``below``): bootstrap over
+    documents."""
     from bench.significance import STATISTICS, paired_bootstrap, share_at_least, share_at_most
 
     if not counts:
@@ -248,9 +249,11 @@ def sized(
     bound: float,
     options: Options,
     below: bool = False,
+    share: bool = False,
 ) -> Part:
-    """ "A statistic of several paired counts is above ``bound``" (below, with ``below``),
-    e.g. a difference of two gains: bootstrap over the documents they share."""
+    """The part "a statistic of several paired counts is above ``bound``" (below, with
+    ``below``), e.g. a difference of two gains (``share``: a share, such as of sentences with
+    one entity): bootstrap over the documents they share."""
     from bench.significance import paired_bootstrap, share_at_least, share_at_most
 
     arrays = aligned(*counts)
@@ -261,7 +264,8 @@ def sized(
     )
     p = share_at_least(replicates, bound) if below else share_at_most(replicates, bound)
     holds = observed < bound if below else observed > bound
-    return Part(label, holds, p, f"{100 * observed:+.1f} points")
+    detail = _detail(observed, bound, " %") if share else f"{100 * observed:+.1f} points"
+    return Part(label, holds, p, detail)
 
 
 def _difference_replicates(

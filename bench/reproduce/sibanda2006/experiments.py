@@ -106,7 +106,8 @@ def reproduce(options: Options) -> Report:
 
 
 def _versus(ctx: Context, table: str, a: str, b: str, corpus: str, subset: str) -> Part:
-    """ "``a``'s PHI F above ``b``'s" on one table's corpus, by the runner's cached test."""
+    """The part "``a``'s PHI F above ``b``'s" on one table's corpus, by the runner's cached
+    test."""
     ra, rb = ctx.row(a, corpus, subset), ctx.row(b, corpus, subset)
     label = f"{table}: {ctx.name(a)} > {ctx.name(b)}"
     if ra is None or rb is None:
@@ -220,6 +221,7 @@ def one_entity(ctx: Context) -> Part:
         lambda s: s[0][..., 0] / np.maximum(s[0][..., 1], 1),
         0.5,
         ctx.options,
+        share=True,
     )
 
 

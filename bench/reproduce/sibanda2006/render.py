@@ -332,8 +332,8 @@ def _svm_drop(ctx: Context) -> list[str]:
         lines.append(
             f"- `{ctx.name(role)}`: PHI F (IDs left out) {100 * f1(pair[0].sum(axis=0)):.1f} on "
             f"the re-identified corpus, {100 * f1(pair[1].sum(axis=0)):.1f} on the ambiguous "
-            f"one: {100 * drop:+.1f} points lost (95 % interval {100 * low:+.1f} to "
-            f"{100 * high:+.1f}); the paper's {system}: {paper('Table 2', system):.1f} → "
+            f"one: {100 * drop:.1f} points lost (95 % interval {100 * low:.1f} to "
+            f"{100 * high:.1f}); the paper's {system}: {paper('Table 2', system):.1f} → "
             f"{paper('Table 7', system):.1f}, {theirs:.1f} points."
         )
     return [
