@@ -215,7 +215,8 @@ def within(
         "not higher": (high, diff < m),
     }[side]
     numbers = _detail(measure(a, statistic), measure(b, statistic))
-    detail = f"{numbers}, margin {round(margin, 1):g} points"
+    unit = "point" if round(margin, 1) == 1 else "points"
+    detail = f"{numbers}, margin {round(margin, 1):g} {unit}"
     return Part(label, holds, p, detail)
 
 

@@ -10,7 +10,7 @@ is one-vs-rest: both are run (``mega`` and ``mega-cs``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,8 @@ from bench.reproduce.common import (
     Role,
     ar_p,
     document_counts,
+    measure,
+    pct,
     roles_from,
     row,
     run,
@@ -274,13 +276,14 @@ def weaker_categories(runs: Runs) -> list[Part]:
         per = [cell.counts(runs.mega, corpus, c) for c in others]
         rest = {doc: sum(p[doc] for p in per) for doc in per[0]} if per and per[0] else {}
         for cat in ("HOSPITAL", "LOCATION"):
-            out.append(
-                tests.sized(
-                    f"{corpus}: {cat} < other categories",
-                    [cell.counts(runs.mega, corpus, cat), rest],
-                    lambda s: f1(s[1]) - f1(s[0]),
-                    0.0,
-                    runs.options,
-                )
+            mine = cell.counts(runs.mega, corpus, cat)
+            part = tests.sized(
+                f"{corpus}: {cat} < other categories",
+                [mine, rest],
+                lambda s: f1(s[1]) - f1(s[0]),
+                0.0,
+                runs.options,
             )
+            detail = f"{pct(measure(mine))} vs {pct(measure(rest))}"
+            out.append(replace(part, detail=detail) if part.measured else part)
     return out
