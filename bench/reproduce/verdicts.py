@@ -89,17 +89,24 @@ def judge(parts: Sequence[Part], alpha: float) -> tuple[str, str]:
         verdict = PARTLY
     else:
         verdict = NOT_SUPPORTED
-    return verdict, _evidence(parts, strong, weak, against, missing, adjusted)
+    reversed_ = [p for p in against if adjusted[p.label] < alpha]
+    against = [p for p in against if adjusted[p.label] >= alpha]
+    return verdict, _evidence(parts, strong, weak, (reversed_, against), missing, adjusted)
 
 
 def _evidence(
     parts: Sequence[Part],
     strong: Sequence[Part],
     weak: Sequence[Part],
-    against: Sequence[Part],
+    against: tuple[Sequence[Part], Sequence[Part]],
     missing: Sequence[Part],
     adjusted: Mapping[str, float],
 ) -> str:
+    """The evidence: how many parts hold significantly, then every other part by name --
+    holding but not significantly, reversed significantly (ours goes against the paper), or
+    not holding."""
+    reversed_, against_ = against
+
     def named(group: Sequence[Part]) -> str:
         return "; ".join(
             f"{p.label} ({p.detail + ', ' if p.detail else ''}p {fmt_p(adjusted.get(p.label))})"
@@ -113,8 +120,10 @@ def _evidence(
             if strong
             else "holds, not significant"
             if weak
-            else "does not hold"
-            if against
+            else "reversed, significantly"
+            if reversed_
+            else "does not hold, not significantly"
+            if against_
             else "not measured"
         )
         numbers = f"{p.detail}, " if p.detail else ""
@@ -124,8 +133,10 @@ def _evidence(
         out.append("they are: " + named(strong))
     if weak:
         out.append("hold, not significant: " + named(weak))
-    if against:
-        out.append("do not hold: " + named(against))
+    if reversed_:
+        out.append("reversed, significantly: " + named(reversed_))
+    if against_:
+        out.append("do not hold, not significantly: " + named(against_))
     if missing:
         out.append("not measured: " + "; ".join(p.label for p in missing))
     return "; ".join(out)

@@ -42,7 +42,9 @@ def test_judge_applies_the_rule_with_holm_over_the_claims_parts() -> None:
     verdict, evidence = judge([_part("a", True, 0.03), _part("b", True, 0.04)], 0.05)
     assert verdict == PARTLY and "hold, not significant: a (x vs y, p 0.060); b" in evidence
     verdict, evidence = judge([*strong, _part("c", False, 0.001)], 0.05)
-    assert verdict == PARTLY and "do not hold: c (x vs y, p" in evidence
+    assert verdict == PARTLY and "reversed, significantly: c (x vs y, p" in evidence
+    verdict, evidence = judge([*strong, _part("c", False, 0.3)], 0.05)
+    assert verdict == PARTLY and "do not hold, not significantly: c (x vs y, p" in evidence
     assert "2 of 3 parts hold significantly" in evidence
     assert judge([_part("a", False, 0.001), _part("b", False, 0.5)], 0.05)[0] == NOT_SUPPORTED
     assert judge([_part("a", None, float("nan"))], 0.05)[0] == NOT_TESTED
@@ -98,7 +100,7 @@ def test_every_claim_is_the_rule_on_its_parts(claim) -> None:
     )
     assert supported.claim and supported.source and supported.parts
     assert "Holm over 3" in supported.test and "α = 0.05" in supported.test
-    assert "do not hold: p9" in partly.evidence
+    assert "reversed, significantly: p9" in partly.evidence
 
 
 def test_paper_figure_inside_our_interval() -> None:
