@@ -126,7 +126,7 @@ def word_orthography_recall(parts: Sequence[Part], alpha: float) -> Verdict:
         f"{RANDOMIZATION} on recall",
         "for each of the two, PHI recall without it below recall with every class, and below "
         "recall without any of the report's other classes",
-        "our orthography features overlap the word and its neighbours more than the report's did",
+        REDUNDANT_CLASSES,
     )
 
 
