@@ -255,8 +255,8 @@ def header(
         f"- Command: `{command}`",
         f"- Seed: {options.seed}; folds: {options.folds} (grouped by: {options.group_by}); "
         f"α = {options.alpha}; "
-        f"approximate randomization: {options.n_shuffles:,} shuffles; bootstrap: "
-        f"{options.n_resamples:,} resamples",
+        f"tests (approximate randomization, resampling): {options.n_shuffles:,} draws; "
+        f"bootstrap intervals and the feature ranking: {options.n_resamples:,} resamples",
         *lines,
         f"- Date (UTC): {clock.started}; wall time {clock.seconds:.0f} s (cached cells make a "
         "repeated command fast; the numbers do not depend on the cache, the job count or "
@@ -409,22 +409,6 @@ def measure(counts: Mapping[str, np.ndarray], statistic: str = "f1") -> float:
     if not counts:
         return float("nan")
     return float(STATISTICS[statistic](np.sum(list(counts.values()), axis=0)))
-
-
-# --------------------------------------------------------------------------- comparisons
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Two systems (or settings) compared on one measure; ``a`` is the one the claim says is
-    better."""
-
-    label: str
-    a: str
-    b: str
-    value_a: float
-    value_b: float
-    p: float
 
 
 # --------------------------------------------------------------------------- paper vs ours
