@@ -256,7 +256,7 @@ def header(
         f"- Seed: {options.seed}; folds: {options.folds} (grouped by: {options.group_by}); "
         f"α = {options.alpha}; "
         f"tests (approximate randomization, resampling): {options.n_shuffles:,} draws; "
-        f"bootstrap intervals and the feature ranking: {options.n_resamples:,} resamples",
+        f"bootstrap intervals: {options.n_resamples:,} resamples",
         *lines,
         f"- Date (UTC): {clock.started}; wall time {clock.seconds:.0f} s (cached cells make a "
         "repeated command fast; the numbers do not depend on the cache, the job count or "

@@ -163,8 +163,8 @@ def most_informative_features(parts: Sequence[Part], alpha: float) -> Verdict:
         "§6.4",
         parts,
         alpha,
-        f"information gain ranked on {BOOTSTRAP} resamples (p: the share of resamples in "
-        "which the template is not in the top five)",
+        "information gain on bootstrap resamples of the documents (as many as the "
+        "intervals'; p: the share of resamples in which the template is not in the top five)",
         "each of the paper's five templates among our five most informative",
     )
 

@@ -130,7 +130,7 @@ def _hypothesis1(runs: Runs) -> list[str]:
                 {n: FEATURE_SETS[k][0] for n, k in names.items()},
             ),
             "",
-            f"Z of all features against each single feature set ({HER_TEST}, n = the "
+            "Z of all features against each single feature set (her z-test, n = the "
             "category's gold tokens; positive: all features higher), and hers against the "
             f"Stanford set (Table {'B.1' if column == 2 else 'B.2'}, |Z| only):",
             "",
