@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from bench.metrics import fbeta_from_counts, gold_phi, token_counts
 from corpora import nlp
@@ -44,6 +46,10 @@ from systems.features.statdeid import (
 from systems.svm import FEATURE_SPACE, LocalContextSVM
 
 CorpusLike = Corpus | Sequence[Document]
+#: The optional feature classes the Stat De-id report ablates (its Figures 2-5): the Link
+#: Grammar syntactic bigrams -- not the word-form classes added to
+#: :data:`~systems.features.statdeid.OPTIONAL_FEATURES` for other systems.
+REPORT_OPTIONAL = tuple(n for n in OPTIONAL_FEATURES if n == "syntactic_bigrams")
 
 ABLATION_MODES = ("only", "without")
 
@@ -56,10 +62,15 @@ def _documents(corpus: CorpusLike) -> list[Document]:
     return docs
 
 
-def _row(gold: list[list[str]], pred: list[list[str]]) -> dict[str, float]:
+def _row(
+    gold: list[list[str]], pred: list[list[str]], docs: Sequence[Document] | None = None
+) -> dict[str, Any]:
+    """Binary PHI and non-PHI scores of ``pred``; with ``docs`` (the documents the labels
+    are of), also each document's (tp, fp, fn) for PHI and for non-PHI, by document id --
+    what tests over documents resample (:mod:`bench.reproduce.verdicts`)."""
     phi = token_counts(gold, pred)
     non = token_counts(gold, pred, label=OUTSIDE)
-    return {
+    out: dict[str, Any] = {
         "precision": phi.precision,
         "recall": phi.recall,
         "f1": phi.f1,
@@ -69,6 +80,13 @@ def _row(gold: list[list[str]], pred: list[list[str]]) -> dict[str, float]:
         "fp": phi.fp,
         "fn": phi.fn,
     }
+    if docs is not None:
+        from bench.metrics import per_document_counts
+
+        for column, label in (("phi_counts", None), ("non_phi_counts", "non-PHI")):
+            counts = per_document_counts(docs, pred, label)
+            out[column] = {doc.id: counts[i] for i, doc in enumerate(docs)}
+    return out
 
 
 def cross_validate(
@@ -108,6 +126,7 @@ def feature_ablation(
     seed: int = 0,
     system_params: Mapping[str, Any] | None = None,
     include_optional: bool = False,
+    per_document: bool = False,
 ) -> pd.DataFrame:
     """Binary PHI scores with one feature class enabled (``only``) or disabled (``without``).
 
@@ -118,28 +137,30 @@ def feature_ablation(
     both halves.  ``system_params`` are passed to ``svm`` (e.g. ``{"C": 1.0}``).
 
     Columns: feature_class, mode, precision, recall, f1, non_phi_precision, non_phi_recall,
-    tp, fp, fn.  Cost: ``(1 + n_classes) * folds`` fits per mode.
+    tp, fp, fn (and, with ``per_document``, phi_counts and non_phi_counts: document id ->
+    (tp, fp, fn)).  Cost: ``(1 + n_classes) * folds`` fits per mode.
     """
+    docs = _documents(corpus) if per_document else None
     if mode not in (*ABLATION_MODES, "both"):
         raise ValueError(f"mode must be 'only', 'without' or 'both', not {mode!r}")
     params = dict(system_params or {})
     params.pop("features", None)
     names = list(STATDEID_FEATURES)
-    if include_optional:
-        names += [n for n in OPTIONAL_FEATURES if unavailable_reason(n) is None]
+    if include_optional:  # the report's own optional class, not the later word-form ones
+        names += [n for n in REPORT_OPTIONAL if unavailable_reason(n) is None]
     modes = ABLATION_MODES if mode == "both" else (mode,)
     rows: list[dict[str, Any]] = []
     gold, pred, _ = cross_validate(
         corpus, folds=folds, seed=seed, system_params={**params, "features": tuple(names)}
     )
-    rows.append({"feature_class": "all", "mode": "all", **_row(gold, pred)})
+    rows.append({"feature_class": "all", "mode": "all", **_row(gold, pred, docs)})
     for m in modes:
         for name in names:
             enabled = (name,) if m == "only" else tuple(n for n in names if n != name)
             gold, pred, _ = cross_validate(
                 corpus, folds=folds, seed=seed, system_params={**params, "features": enabled}
             )
-            rows.append({"feature_class": name, "mode": m, **_row(gold, pred)})
+            rows.append({"feature_class": name, "mode": m, **_row(gold, pred, docs)})
     return pd.DataFrame(rows)
 
 
@@ -176,56 +197,146 @@ def information_gain(
     """
     if level not in ("template", "feature"):
         raise ValueError(f"level must be 'template' or 'feature', not {level!r}")
-    docs = _documents(corpus)
-    wanted = list(features) if features else list(STATDEID_FEATURES)
-    named = build(
-        tuple(n for n in wanted if unavailable_reason(n) is None), dictionaries=dictionaries
-    )
-    classes = [f for _, f in named]
-    y = gold_phi(docs).astype(np.int64)
-    n, k = len(y), int(y.sum())
-    x = FEATURE_SPACE.matrix(classes, docs)
-    x.data[:] = 1.0
-    csc = x.tocsc()
-    count = np.diff(csc.indptr).astype(np.int64)
-    positives = np.asarray(x.T @ y, dtype=np.int64).ravel()
-    used = np.flatnonzero(count)
-    names = [FEATURE_SPACE.names[i] for i in used]
-    count, positives = count[used], positives[used]
-    owner = _owners(named, docs)
+    table = _feature_table(corpus, features, dictionaries)
+    n, k = table.n, table.k
+    count, positives = table.count, table.positives
     h_y = float(_entropy(np.array([k]), np.array([n]))[0])
     if level == "feature":
         cond = (count / n) * _entropy(positives, count) + ((n - count) / n) * _entropy(
             k - positives, n - count
         )
-        keys = names
+        keys = table.names
         gain = h_y - cond
         tokens, rate = count, positives / np.maximum(count, 1)
     else:
-        templates = [feature_template(nm) for nm in names]
-        keys = list(dict.fromkeys(templates))
-        tid = _ids(templates, keys)
-        part = (count / n) * _entropy(positives, count)
-        cond = np.bincount(tid, weights=part, minlength=len(keys))
-        t_count = np.bincount(tid, weights=count, minlength=len(keys))
-        t_pos = np.bincount(tid, weights=positives, minlength=len(keys))
-        absent_n = np.clip(n - t_count, 0, None)
-        absent_k = np.clip(k - t_pos, 0, None)
-        cond += (absent_n / n) * _entropy(absent_k, absent_n)
-        gain = h_y - cond
-        tokens, rate = t_count, t_pos / np.maximum(t_count, 1)
+        keys = table.templates
+        gain = _template_gain(count, positives, n, k, table.template_ids, len(keys))
+        tokens = np.bincount(table.template_ids, weights=count, minlength=len(keys))
+        rate = np.bincount(table.template_ids, weights=positives, minlength=len(keys)) / np.maximum(
+            tokens, 1
+        )
     order = np.argsort(-gain, kind="stable")
     if top:
         order = order[:top]
     return pd.DataFrame(
         {
             "feature": [keys[i] for i in order],
-            "feature_class": [owner.get(feature_template(keys[i]), "") for i in order],
+            "feature_class": [table.owner.get(feature_template(keys[i]), "") for i in order],
             "information_gain": gain[order],
             "tokens": np.asarray(tokens)[order].astype(np.int64),
             "phi_rate": np.asarray(rate)[order],
         }
     )
+
+
+def top_template_shares(
+    corpus: CorpusLike,
+    *,
+    top: int = 5,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    features: Sequence[str] | None = None,
+    dictionaries: str | None = None,
+) -> dict[str, float]:
+    """Template -> the share of bootstrap resamples of the documents in which it is among
+    the ``top`` templates by information gain: how firmly the data put it there (a
+    ranking's test, §6.4).  Resampling documents resamples the per-document counts of every
+    feature, so each resample costs two sparse products, not a new featurization."""
+    table = _feature_table(corpus, features, dictionaries)
+    docs = table.document_of
+    n_docs = int(docs.max()) + 1 if len(docs) else 0
+    by_doc = sparse.csr_matrix(
+        (np.ones(len(docs)), (docs, np.arange(len(docs)))), shape=(n_docs, len(docs))
+    )
+    per_doc_count = (by_doc @ table.matrix).tocsr()
+    per_doc_pos = (by_doc @ table.matrix.multiply(table.y[:, None])).tocsr()
+    per_doc_n = np.asarray(by_doc.sum(axis=1)).ravel()
+    per_doc_k = by_doc @ table.y
+    hits = np.zeros(len(table.templates))
+    rng = np.random.default_rng(seed)
+    for _ in range(n_resamples):
+        w = rng.multinomial(n_docs, np.full(n_docs, 1.0 / n_docs)).astype(np.float64)
+        count = per_doc_count.T @ w
+        positives = per_doc_pos.T @ w
+        gain = _template_gain(
+            count,
+            positives,
+            float(w @ per_doc_n),
+            float(w @ per_doc_k),
+            table.template_ids,
+            len(table.templates),
+        )
+        hits[np.argsort(-gain, kind="stable")[:top]] += 1
+    return {t: float(h / n_resamples) for t, h in zip(table.templates, hits, strict=True)}
+
+
+@dataclass(frozen=True)
+class _FeatureTable:
+    """Binary feature indicators of every token of a corpus, with PHI labels."""
+
+    matrix: Any  # tokens x used features, 0/1 (scipy sparse)
+    y: np.ndarray
+    document_of: np.ndarray
+    names: list[str]
+    templates: list[str]
+    template_ids: np.ndarray
+    count: np.ndarray
+    positives: np.ndarray
+    owner: dict[str, str]
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    @property
+    def k(self) -> int:
+        return int(self.y.sum())
+
+
+def _feature_table(
+    corpus: CorpusLike, features: Sequence[str] | None, dictionaries: str | None
+) -> _FeatureTable:
+    docs = _documents(corpus)
+    wanted = list(features) if features else list(STATDEID_FEATURES)
+    named = build(
+        tuple(n for n in wanted if unavailable_reason(n) is None), dictionaries=dictionaries
+    )
+    y = gold_phi(docs).astype(np.int64)
+    x = FEATURE_SPACE.matrix([f for _, f in named], docs)
+    x.data[:] = 1.0
+    count = np.diff(x.tocsc().indptr).astype(np.int64)
+    used = np.flatnonzero(count)
+    x = x.tocsc()[:, used].tocsr()
+    names = [FEATURE_SPACE.names[i] for i in used]
+    templates = [feature_template(nm) for nm in names]
+    keys = list(dict.fromkeys(templates))
+    document_of = np.repeat(np.arange(len(docs)), [len(d.tokens) for d in docs])
+    return _FeatureTable(
+        x,
+        y,
+        document_of,
+        names,
+        keys,
+        _ids(templates, keys),
+        count[used],
+        np.asarray(x.T @ y, dtype=np.int64).ravel(),
+        _owners(named, docs),
+    )
+
+
+def _template_gain(
+    count: np.ndarray, positives: np.ndarray, n: float, k: float, tid: np.ndarray, n_templates: int
+) -> np.ndarray:
+    """Information gain of each template (its features' values, plus "absent" as one more)."""
+    h_y = float(_entropy(np.array([k]), np.array([n]))[0])
+    part = (count / n) * _entropy(positives, count)
+    cond = np.bincount(tid, weights=part, minlength=n_templates)
+    t_count = np.bincount(tid, weights=count, minlength=n_templates)
+    t_pos = np.bincount(tid, weights=positives, minlength=n_templates)
+    absent_n = np.clip(n - t_count, 0, None)
+    absent_k = np.clip(k - t_pos, 0, None)
+    cond += (absent_n / n) * _entropy(absent_k, absent_n)
+    return h_y - cond
 
 
 def _ids(values: list[str], keys: list[str]) -> np.ndarray:
@@ -253,6 +364,7 @@ def kernel_experiment(
     kernels: Sequence[str] = ("linear", "poly", "rbf"),
     test_fraction: float = 0.25,
     system_params: Mapping[str, Any] | None = None,
+    per_document: bool = False,
 ) -> pd.DataFrame:
     """Linear vs quadratic vs Gaussian SVM kernels (Stat De-id report §5.5, Table 3).
 
@@ -262,7 +374,9 @@ def kernel_experiment(
     for ``poly``/``rbf``, liblinear for ``linear``) and scored on the whole test part.
 
     Columns: kernel, precision, recall, f1, non_phi_precision, non_phi_recall, tp, fp, fn,
-    train_seconds (training only; features are computed beforehand), train_tokens.
+    train_seconds (training only; features are computed beforehand), train_tokens (and, with
+    ``per_document``, phi_counts and non_phi_counts on the test documents, as in
+    :func:`feature_ablation`).
     """
     docs = _documents(corpus)
     if len(docs) < 2:
@@ -284,7 +398,7 @@ def kernel_experiment(
         rows.append(
             {
                 "kernel": kernel,
-                **_row(gold, model.predict(test)),
+                **_row(gold, model.predict(test), test if per_document else None),
                 "train_seconds": seconds,
                 "train_tokens": sum(len(d.tokens) for d in train),
             }

@@ -585,7 +585,7 @@ T11_CATEGORIES = _T11_CATS
 
 
 def t11_table(table: str) -> dict[str, tuple[float, float, float]]:
-    """One of Tafvizi's appendix A tables: category -> (P, R, F) in percent."""
+    """One of Tafvizi's appendix A tables: category -> (P, R, F) in percent (unrounded)."""
     values: list[tuple[float, float, float]] | None = None
     for name, _desc, _corpus, _protocol, vals in _T11_TABLES:
         if name == table:
@@ -594,9 +594,9 @@ def t11_table(table: str) -> dict[str, tuple[float, float, float]]:
         values = T11_APPENDIX_A[table][1]
     if values is None:
         raise KeyError(table)
+    # percentages as printed in the thesis, unrounded: a figure is rounded once, when shown
     return {
-        cat: (round(100 * p, 2), round(100 * r, 2), round(100 * f, 2))
-        for cat, (p, r, f) in zip(_T11_CATS, values, strict=True)
+        cat: (100 * p, 100 * r, 100 * f) for cat, (p, r, f) in zip(_T11_CATS, values, strict=True)
     }
 
 
@@ -616,9 +616,9 @@ def _build() -> list[Published]:
                     "Mega (all features)",
                     cat,
                     "all",
-                    round(100 * p, 2),
-                    round(100 * r, 2),
-                    round(100 * f, 2),
+                    100 * p,
+                    100 * r,
+                    100 * f,
                 )
             )
     for cat, f in T11_MULTI_F.items():

@@ -32,7 +32,7 @@ at ``alpha`` without assuming the tests are independent.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -309,6 +309,23 @@ def paired_bootstrap_ci(
 
     with ``f1 = STATISTICS["f1"]``.
     """
+    observed, values = paired_bootstrap(counts, combine, n_resamples=n_resamples, seed=seed)
+    if not len(values):
+        return observed, float("nan"), float("nan")
+    low, high = np.percentile(values, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return observed, float(low), float(high)
+
+
+def paired_bootstrap(
+    counts: Sequence[np.ndarray],
+    combine: Callable[[list[np.ndarray]], np.ndarray],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, np.ndarray]:
+    """``(observed, replicates)`` of a statistic of per-document counts on the same
+    documents (see :func:`paired_bootstrap_ci`): the replicates are what tests on the
+    statistic's size (:func:`share_at_most`) are read from."""
     arrays = [_as_counts(c, f"counts[{i}]") for i, c in enumerate(counts)]
     if not arrays:
         raise ValueError("no counts to resample")
@@ -317,8 +334,95 @@ def paired_bootstrap_ci(
         raise ValueError("paired counts must have the same shape (the same documents)")
     observed = float(combine([a.sum(axis=0) for a in arrays]))
     if n == 0 or n_resamples <= 0:
-        return observed, float("nan"), float("nan")
-    weights = _bootstrap_weights(n, n_resamples, seed)
-    values = np.asarray(combine([weights @ a for a in arrays]), dtype=np.float64)
-    low, high = np.percentile(values, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return observed, float(low), float(high)
+        return observed, np.empty(0)
+    values = [
+        np.asarray(combine([w @ a for a in arrays]), dtype=np.float64)
+        for w in _weight_chunks(n, n_resamples, seed)
+    ]
+    return observed, np.concatenate(values)
+
+
+def unpaired_bootstrap(
+    counts_a: np.ndarray,
+    counts_b: np.ndarray,
+    combine: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, np.ndarray]:
+    """``(observed, replicates)`` of a statistic of two sets of *different* documents (two
+    corpora, a cross-validation and a held-out part): each set is resampled on its own.
+    ``combine(summed_a, summed_b)`` gives the statistic, e.g. ``f1(a) - f1(b)``."""
+    a, b = _as_counts(counts_a, "counts_a"), _as_counts(counts_b, "counts_b")
+    observed = float(combine(a.sum(axis=0), b.sum(axis=0)))
+    if not len(a) or not len(b) or n_resamples <= 0:
+        return observed, np.empty(0)
+    values = [
+        np.asarray(combine(wa @ a, wb @ b), dtype=np.float64)
+        for wa, wb in zip(
+            _weight_chunks(len(a), n_resamples, seed),
+            _weight_chunks(len(b), n_resamples, seed + 1),
+            strict=True,
+        )
+    ]
+    return observed, np.concatenate(values)
+
+
+def _weight_chunks(n: int, n_resamples: int, seed: int, chunk: int = 2_000) -> Iterator[np.ndarray]:
+    """How often each of ``n`` documents is drawn in each resample, a chunk of resamples at a
+    time (10,000 resamples of a few hundred documents need not sit in memory at once)."""
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < n_resamples:
+        m = min(chunk, n_resamples - done)
+        yield rng.multinomial(n, np.full(n, 1.0 / n), size=m).astype(np.float64)
+        done += m
+
+
+def share_at_most(replicates: np.ndarray, bound: float) -> float:
+    """``(1 + #replicates <= bound) / (1 + #replicates)``: the bootstrap p-value of "the
+    statistic is above ``bound``" (small when almost no resample falls to ``bound``)."""
+    values = np.asarray(replicates, dtype=np.float64)
+    return float((1 + np.count_nonzero(values <= bound)) / (1 + len(values)))
+
+
+def share_at_least(replicates: np.ndarray, bound: float) -> float:
+    """The bootstrap p-value of "the statistic is below ``bound``" (see
+    :func:`share_at_most`)."""
+    values = np.asarray(replicates, dtype=np.float64)
+    return float((1 + np.count_nonzero(values >= bound)) / (1 + len(values)))
+
+
+def unpaired_randomization(
+    counts_a: np.ndarray,
+    counts_b: np.ndarray,
+    *,
+    n_shuffles: int = DEFAULT_SHUFFLES,
+    seed: int = 0,
+    statistic: str = "f1",
+    chunk: int = 2_000,
+) -> tuple[float, float]:
+    """A randomization test of the difference of a statistic between two sets of *different*
+    documents: whole documents are dealt again at random to the two sets (their sizes kept),
+    ``p = (r + 1) / (n + 1)`` with ``r`` the deals whose absolute difference is at least the
+    observed one.  The two-sample counterpart of :func:`approximate_randomization`: the
+    document stays the exchangeable unit.  Returns ``(stat_a - stat_b, p)``."""
+    f = STATISTICS[statistic]
+    a, b = _as_counts(counts_a, "counts_a"), _as_counts(counts_b, "counts_b")
+    pooled = np.concatenate([a, b])
+    total = pooled.sum(axis=0)
+    observed = float(f(a.sum(axis=0)) - f(b.sum(axis=0)))
+    if not len(a) or not len(b):
+        return observed, 1.0
+    rng = np.random.default_rng(seed)
+    threshold = abs(observed) - 1e-12
+    hits = done = 0
+    while done < n_shuffles:
+        m = min(chunk, n_shuffles - done)
+        keys = rng.random((m, len(pooled)))
+        in_a = keys <= np.sort(keys, axis=1)[:, [len(a) - 1]]
+        sums_a = in_a.astype(np.float64) @ pooled
+        diff = f(sums_a) - f(total - sums_a)
+        hits += int(np.count_nonzero(np.abs(diff) >= threshold))
+        done += m
+    return observed, (hits + 1) / (n_shuffles + 1)

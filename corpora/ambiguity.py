@@ -1,254 +1,72 @@
-"""Words ambiguous between PHI and non-PHI, and where a note uses them as ordinary words.
+"""Words ambiguous between PHI and non-PHI, and the ambiguous corpus built from them.
 
 Sibanda & Uzuner (2006, §6.2) re-identified their corpus "with words that were ambiguous
 between PHI and non-PHI, making sure to use each ambiguous word both as PHI and non-PHI";
-in the result (Table 6) 4,849 words are ambiguous and 1,068 of them (22 %) are PHI.  A word
-is then no evidence either way and only its context decides.  This module holds the two
-things the ``ambiguous`` variant (:mod:`corpora.variants`) needs for that:
+Table 6 gives the result: 38 % of the PHI words and 20 % of the non-PHI words are such
+words (1,068 and 3,781 of 4,849: 22 % of them PHI), with a share per class -- every
+LOCATION, 79 % of the DOCTOR words, 49 % of the PATIENT words, 27 % of the DATE words, 14 %
+of the HOSPITAL words.  :func:`ambiguous_documents` builds a corpus with those shares from
+any base corpus:
 
-* the **candidates** (:func:`candidates`): words that are both a plausible name or place --
-  a census first name, one of the :data:`~corpora.dictionaries.SURROGATE_LAST_NAMES_N`
-  most frequent census surnames, a one-word US city -- and an ordinary or medical word --
-  one of the ``wordfreq`` common English words, or a word of the medical vocabulary (our
-  ``medical_terms`` and eponym ``medical_phrases``), minus function words and the
-  kinship and title words the notes use as cues (``data/function_words.txt``) and the
-  generic words of hospital names ("center", "general").  They are
-  derived from the project's own lists, so there are thousands ("Brown", "Hall", "Will",
-  "Good", "Reading", "Mobile", "Swan", "Foley");
-* the **uses** (:func:`uses`, ``data/ambiguous_uses.txt``): hand-written note sentences
-  with a slot for a candidate in its ordinary sense ("{W} stool, guaiac negative." for
-  Brown, Green, Black; "Retired {w}." for Baker, Mason, Porter; "{W} catheter d/c'd." for
-  Swan), each tagged with the sections it belongs in, so a non-PHI use is inserted where a
-  note would have it (:func:`insertion_points`), not appended at the end.
-
-Candidates that a corpus already uses as ordinary words ("will", "may", "brown stool",
-"Foley") need no inserted use: their natural occurrences count.
+* **the words** (:func:`name_words`): a token that the census lists as a first name or a
+  surname, or GeoNames as a US place (:func:`corpora.dictionaries.us_places`), minus the
+  function and cue words of ``data/function_words.txt`` and the fixed words of hospital
+  names.  A name word is ambiguous when the corpus also uses it as an ordinary word: "Ng"
+  and the NG tube, "Le" and the LE edema, "Daily" and q.d. written out, "Post" (a town in
+  Texas) and "status post".  Dates have their own (:func:`is_date_word`): "May" and
+  "March", and the short numeric dates the notes also write as scores ("5/5" strength,
+  "6/10" pain, "2/6" murmur);
+* **their ordinary uses** stand where the base note has them, or where it writes shorthand
+  that clinicians also write out in full (``data/ambiguous_substitutions.txt``: "q.d." ->
+  "daily", "BP" -> "blood pressure"), in the note's own sentence and capitalisation: no
+  sentence is added, so no sentence template is shared between folds that the base does not
+  already share.  Shorthand is written out only while the corpus has fewer ordinary uses
+  than Table 6's ratio asks for (:func:`plan_ordinary_uses`);
+* **their PHI uses** (:class:`_Draws`): PHI is replaced, class by class, so that the share
+  of the class's tokens that are ambiguous words follows Table 6 as the notes go by; each
+  word is drawn in proportion to its ordinary uses not yet matched, so that a word is PHI in
+  about the same share of its uses whatever the word.  Names keep their format and the
+  note's capitalisation (title case, or all capitals in an all-caps nursing note);
+* **the flags** (:func:`ambiguous_marks`): every token, PHI or not, of every word the
+  corpus uses both ways.
 """
 
 from __future__ import annotations
 
+import calendar
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from corpora.dictionaries import (
-    SURROGATE_LAST_NAMES_N,
-    census_names,
-    default_dictionaries,
-    english_words,
-    gazetteer,
-    normalize,
-    read_word_list,
-)
-from corpora.model import FLAG_NOT_IN_DICTIONARY, Document
+from corpora.dictionaries import census_names, read_word_list, us_places
+from corpora.model import FLAG_AMBIGUOUS, FLAG_NOT_IN_DICTIONARY, OUTSIDE, Document, Mark
 from corpora.surrogates import (
-    HOSPITAL_WORDS,
+    MONTH_ABBR,
     MONTH_NAMES,
     SurrogateFactory,
     apply_case,
     case_style,
-    insert_text,
+    edit_text,
     parse_date,
     render_date,
     replace_spans,
     titlecase,
 )
+from corpora.tokenize import token_spans
 
 _DATA = Path(__file__).resolve().parent / "data"
-USES_FILE = _DATA / "ambiguous_uses.txt"
+SUBSTITUTIONS_FILE = _DATA / "ambiguous_substitutions.txt"
 FUNCTION_WORDS_FILE = _DATA / "function_words.txt"
 
-#: What a candidate can stand for as PHI.
-FIRST, LAST, PLACE = "first", "last", "place"
-#: Month names that are also ordinary words of notes (the modal "may", the verb "march"):
-#: a date written with them is ambiguous PHI (Table 6 counts 201 ambiguous DATE words).
+#: What a word can stand for as PHI.
+FIRST, LAST, PLACE, MONTH, DAY_MONTH = "first", "last", "place", "month", "day/month"
+#: Month names that are also ordinary words of notes (the modal "may", the verb "march").
 MONTH_WORDS: tuple[str, ...] = ("may", "march")
-#: Shortest candidate: two-letter names ("Ho", "Le") collide with abbreviations, not words.
-MIN_LENGTH = 3
-
-#: Section contexts of the uses file -> the normalized headings (as :func:`headings`
-#: returns them) that open such a section, in the embedded corpus, PhysioNet nursing notes
-#: and discharge summaries alike.
-SECTION_CONTEXTS: dict[str, frozenset[str]] = {
-    name: frozenset(heads.split("|"))
-    for name, heads in {
-        "NEURO": "NEURO|N|MS|MENTAL STATUS|PAIN|NEURO/PSYCH",
-        "CV": "CV|C/V|CARDIAC|CARDIOVASCULAR|HEME|ACCESS|LINES",
-        "RESP": "RESP|PULM|LUNGS|RESPIRATORY|RESP CARE|RESPIRATORY CARE|RESP CARE NOTE",
-        "GI": "GI|ABD|GI/GU|NUTRITION|FEN",
-        "GU": "GU|RENAL|GI/GU",
-        "ID": "ID|INFECTIOUS DISEASE",
-        "SKIN": "SKIN|INTEG|INTEGUMENT|WOUND|WOUNDS",
-        "SOCIAL": "SOCIAL|SOC|FAMILY|DISPO|SOCIAL HISTORY",
-        "HISTORY": "HPI|HISTORY OF PRESENT ILLNESS|PMH|PAST MEDICAL HISTORY",
-        "PLAN": "PLAN|A/P|A|P|ASSESS|ASSESSMENT|ASSESSMENT AND PLAN|IMPRESSION|"
-        "HOSPITAL COURSE|BRIEF HOSPITAL COURSE|HOSPITAL COURSE AND TREATMENT",
-        "EXAM": "PHYSICAL EXAMINATION|EXAM|PE|O|GEN",
-        "LABS": "LABORATORY DATA|LABS|PERTINENT RESULTS",
-        "MEDS": "MEDICATIONS|MEDICATIONS ON ADMISSION|ADMISSION MEDICATIONS|"
-        "DISCHARGE MEDICATIONS|MEDS",
-    }.items()
-}
-_CONTEXT_OF: dict[str, tuple[str, ...]] = {}
-for _context, _heads in SECTION_CONTEXTS.items():
-    for _head in _heads:
-        _CONTEXT_OF[_head] = (*_CONTEXT_OF.get(_head, ()), _context)
-
-_WORD = re.compile(r"[a-z]+")
-
-
-# --------------------------------------------------------------------------- candidates
-
-
-@lru_cache(maxsize=1)
-def function_words() -> frozenset[str]:
-    return frozenset(w for line in read_word_list(FUNCTION_WORDS_FILE) for w in line.split())
-
-
-@lru_cache(maxsize=1)
-def medical_vocabulary() -> frozenset[str]:
-    """Words of the packaged ``medical_terms`` and of the eponym ``medical_phrases``."""
-    d = default_dictionaries()
-    words = set(d.get("medical_terms"))
-    for phrase in d.get("medical_phrases"):
-        words.update(_WORD.findall(phrase))
-    return frozenset(words)
-
-
-@lru_cache(maxsize=1)
-def candidates() -> dict[str, frozenset[str]]:
-    """Every candidate ambiguous word (lower case) -> its PHI roles (first, last, place).
-
-    Drawn from the generation-side lists (every census first name, the most frequent
-    census surnames, one-word US cities) because those are the lists surrogate PHI comes
-    from; built from packaged data only, so the same on every machine.
-    """
-    census = census_names()
-    roles: dict[str, set[str]] = {}
-    for name in (*census["female_first_names"], *census["male_first_names"]):
-        roles.setdefault(name, set()).add(FIRST)
-    for name in census["last_names"][:SURROGATE_LAST_NAMES_N]:
-        roles.setdefault(name, set()).add(LAST)
-    for city in gazetteer()["us_cities"]:
-        roles.setdefault(normalize(city), set()).add(PLACE)
-    vocabulary = set(english_words()) | medical_vocabulary()
-    stop = function_words() | HOSPITAL_WORDS  # "Center" of a hospital name is not a name
-    return {
-        word: frozenset(r)
-        for word, r in sorted(roles.items())
-        if word in vocabulary and word not in stop and len(word) >= MIN_LENGTH and word.isalpha()
-    }
-
-
-# --------------------------------------------------------------------------- uses
-
-
-@dataclass(frozen=True)
-class Use:
-    """One non-PHI use: a note sentence with ``word`` in its ordinary sense."""
-
-    word: str
-    phrase: str
-    contexts: frozenset[str]
-
-    def render(self) -> str:
-        """The sentence, mixed case ("{W}" capitalized, "{w}" lower case)."""
-        return self.phrase.replace("{W}", self.word.capitalize()).replace("{w}", self.word)
-
-
-def parse_uses(lines: Iterable[str], *, source: str = "uses") -> tuple[Use, ...]:
-    """Parse ``CONTEXTS | WORDS | PHRASE`` lines (the format of ``ambiguous_uses.txt``)."""
-    out: list[Use] = []
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [p.strip() for p in line.split("|")]
-        where = f"{source} line {number}"
-        if len(parts) != 3 or not all(parts):
-            raise ValueError(f"{where}: expected 'CONTEXTS | WORDS | PHRASE'")
-        contexts = frozenset(c.strip() for c in parts[0].split(","))
-        unknown = contexts - set(SECTION_CONTEXTS)
-        if unknown:
-            raise ValueError(f"{where}: unknown contexts {sorted(unknown)}")
-        if "{W}" not in parts[2] and "{w}" not in parts[2]:
-            raise ValueError(f"{where}: the phrase has no {{W}} or {{w}} slot")
-        for word in dict.fromkeys(w.strip().lower() for w in parts[1].split(",")):
-            out.append(Use(word, parts[2], contexts))
-    return tuple(out)
-
-
-@lru_cache(maxsize=1)
-def uses() -> tuple[Use, ...]:
-    """The packaged uses (``data/ambiguous_uses.txt``), in file order."""
-    return parse_uses(USES_FILE.read_text(encoding="utf-8").splitlines(), source=str(USES_FILE))
-
-
-# --------------------------------------------------------------------------- placement
-
-#: A section heading at the start of a line: "NEURO:", "CV- ", "Resp=", "HPI:".
-_HEADING = re.compile(
-    r"^[ \t]*(?:[A-Z]:[ \t]*)?(?P<head>[A-Za-z][A-Za-z/&]*(?:[ \t]+[A-Za-z/&]+){0,4})"
-    r"[ \t]*(?::|=|-(?=[ \t]))",
-    re.MULTILINE,
-)
-#: A sentence end a sentence may follow: a period after a word of two or more letters (or a
-#: closing bracket or percent sign), then white space.
-_SENTENCE_END = re.compile(r"(?:(?<=[A-Za-z]{2})|(?<=[)%]))[.!?](?=\s|$)")
-#: Words whose final period is not a sentence end (titles, "pt.", month abbreviations).
-_NOT_ENDS = frozenset(
-    """dr mr mrs ms prof st jr sr rev fr pt pts vs etc approx no jan feb mar apr jun jul aug
-    sep sept oct nov dec""".split()
-)
-
-
-def headings(text: str) -> list[tuple[int, str]]:
-    """(offset where the section's text starts, normalized heading) of each heading."""
-    return [
-        (m.end(), " ".join(m.group("head").upper().split()))
-        for m in _HEADING.finditer(text)
-        if len(m.group("head")) <= 40
-    ]
-
-
-def insertion_points(
-    text: str, spans: Iterable[tuple[int, int]]
-) -> dict[str, dict[int, list[int]]]:
-    """Section context -> section (its heading's offset) -> offsets right after a sentence
-    end in that section, where a sentence may be inserted (never inside or right before a
-    PHI span)."""
-    starts = headings(text)
-    blocked = list(spans)
-    out: dict[str, dict[int, list[int]]] = {}
-    for i, (start, head) in enumerate(starts):
-        contexts = _CONTEXT_OF.get(head)
-        if not contexts:
-            continue
-        stop = starts[i + 1][0] if i + 1 < len(starts) else len(text)
-        points = []
-        for m in _SENTENCE_END.finditer(text, start, stop):
-            word = re.search(r"([A-Za-z]+)\W*$", text[max(0, m.start() - 12) : m.start()])
-            if word and word.group(1).lower() in _NOT_ENDS:
-                continue
-            pos = m.end()
-            if not any(s <= pos < e or s < pos <= e for s, e in blocked):
-                points.append(pos)
-        if points:
-            for context in contexts:
-                out.setdefault(context, {})[start] = points
-    return out
-
-
-# --------------------------------------------------------------------------- the corpus
-
-#: Table 6 of the paper: (ambiguous words, all words) per PHI class.  Our per-class chance
-#: of drawing an ambiguous surrogate is proportional to these shares, so the classes keep the
-#: paper's order (every LOCATION, most DOCTOR names, about half the PATIENT names, a quarter
-#: of the DATEs, few HOSPITALs).
+#: Table 6: (ambiguous words, all words) per class.
 TABLE6_AMBIGUOUS_WORDS: dict[str, tuple[int, int]] = {
     "PATIENT": (514, 1047),
     "DOCTOR": (247, 311),
@@ -256,14 +74,11 @@ TABLE6_AMBIGUOUS_WORDS: dict[str, tuple[int, int]] = {
     "HOSPITAL": (82, 592),
     "DATE": (201, 736),
 }
-#: Table 6: 1,068 of the 4,849 ambiguous words are PHI.  Every candidate gets PHI uses in
-#: this proportion to its non-PHI uses, so no word is more often PHI than not.
+#: Table 6's share of each class that is ambiguous -- what the corpus aims at.
+CLASS_SHARES: dict[str, float] = {c: a / n for c, (a, n) in TABLE6_AMBIGUOUS_WORDS.items()}
+#: Table 6: 1,068 of the 4,849 ambiguous words are PHI.
 PHI_SHARE = 1068 / 4849
-#: Inserted non-PHI text, as a share of the base's non-PHI tokens: the ambiguous corpus of
-#: Table 6 has 19,296 non-PHI words, the re-identified corpus it was made from 17,872
-#: (Table 1) -- the paper also "replaced some of the remaining text" with ambiguous words.
-INSERTED_SHARE = (19296 - 17872) / 17872
-#: Hospital names built on an ambiguous word.
+#: Hospital names built on an ambiguous word; their fixed words are never ambiguous words.
 HOSPITAL_PATTERNS = (
     "{w} Memorial Hospital",
     "{w} General Hospital",
@@ -271,16 +86,158 @@ HOSPITAL_PATTERNS = (
     "{w} Clinic",
     "{w} Rehab",
 )
-#: Metadata key of the stretches a document got inserted ([start, end] pairs).
-INSERTED_KEY = "ambiguous_inserted"
+#: Metadata key of the stretches where shorthand was written out ([start, end] pairs).
+SUBSTITUTED_KEY = "ambiguous_substituted"
 
-_LETTERS = re.compile(r"[A-Za-z]+")
-_TOKENS = re.compile(r"\w+|[^\w\s]")
+_DATE_WORD = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_FIXED_HOSPITAL_WORDS = frozenset(
+    w.lower() for p in HOSPITAL_PATTERNS for w in p.split() if w != "{w}"
+) | {"hospital", "hospitals", "center", "centre", "st", "saint"}
 
 
-def _words(text: str, start: int = 0, end: int | None = None) -> list[str]:
-    """Every run of letters of ``text[start:end]``, lower-cased."""
-    return _LETTERS.findall(text[start:end].lower())
+# --------------------------------------------------------------------------- the words
+
+
+def data_fingerprint() -> str:
+    """A hash of the data files this module reads (part of the corpus's cache key)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=8)
+    for path in (SUBSTITUTIONS_FILE, FUNCTION_WORDS_FILE):
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """Words never used as ambiguous PHI: function and cue words, fixed hospital words."""
+    words = (w for line in read_word_list(FUNCTION_WORDS_FILE) for w in line.split())
+    return frozenset(words) | _FIXED_HOSPITAL_WORDS
+
+
+@lru_cache(maxsize=1)
+def name_words() -> dict[str, frozenset[str]]:
+    """Every word that can be a name or a place (lower case) -> its roles (first, last,
+    place): census first names and surnames, one-word US places.
+
+    The whole census list, not only the surnames surrogates are drawn from: "Pain", "Ng" and
+    "Post" are real surnames, and the ambiguity of such names is the point of §6.2.
+    """
+    census = census_names()
+    roles: dict[str, set[str]] = {}
+    for name in (*census["female_first_names"], *census["male_first_names"]):
+        roles.setdefault(name, set()).add(FIRST)
+    for name in census["last_names"]:
+        roles.setdefault(name, set()).add(LAST)
+    for place in us_places():
+        roles.setdefault(place, set()).add(PLACE)
+    stop = stop_words()
+    return {
+        w: frozenset(r)
+        for w, r in roles.items()
+        if len(w) >= 2 and w.isascii() and w.isalpha() and w not in stop
+    }
+
+
+def word_of(token: str) -> str:
+    """The word a token stands for: lower case, without a possessive "'s" or final period."""
+    word = token.lower()
+    if word.endswith(("'s", "\u2019s")) and len(word) > 3:
+        word = word[:-2]
+    return word[:-1] if word.endswith(".") and len(word) > 1 else word
+
+
+def is_date_word(word: str) -> bool:
+    """A short numeric date that notes also write as a score or ratio ("5/5", "6/10")."""
+    m = _DATE_WORD.match(word)
+    if m is None:
+        return False
+    month, day = int(m.group(1)), int(m.group(2))
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(2000, month)[1]
+
+
+def roles_of(word: str) -> frozenset[str]:
+    """What ``word`` can stand for as PHI (empty: it is never an ambiguous word)."""
+    if is_date_word(word):
+        return frozenset({DAY_MONTH})
+    roles = name_words().get(word, frozenset())
+    return roles | {MONTH} if word in MONTH_WORDS else roles
+
+
+# --------------------------------------------------------------------------- ordinary uses
+
+
+@dataclass(frozen=True)
+class Substitution:
+    """Shorthand (``forms``) and the full form a note may write instead."""
+
+    forms: tuple[str, ...]
+    full: str
+
+
+def parse_substitutions(
+    lines: Iterable[str], *, source: str = "substitutions"
+) -> tuple[Substitution, ...]:
+    """Parse ``FORMS | FULL FORM`` lines (the format of ``ambiguous_substitutions.txt``)."""
+    out: list[Substitution] = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"{source} line {number}: expected 'FORMS | FULL FORM'")
+        forms = tuple(f.strip() for f in parts[0].split(",") if f.strip())
+        out.append(Substitution(forms, parts[1]))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def substitutions() -> tuple[Substitution, ...]:
+    """The packaged substitutions (``data/ambiguous_substitutions.txt``)."""
+    text = SUBSTITUTIONS_FILE.read_text(encoding="utf-8")
+    return parse_substitutions(text.splitlines(), source=str(SUBSTITUTIONS_FILE))
+
+
+@lru_cache(maxsize=1)
+def _substitution_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
+    full = {f.lower(): s.full for s in substitutions() for f in s.forms}
+    forms = sorted(full, key=len, reverse=True)
+    # a one-letter form ("R", "L") only before a word, where it is a side ("R TKR")
+    alternatives = "|".join(
+        re.escape(f) + (r"(?=\s[A-Za-z])" if len(f) == 1 else "") for f in forms
+    )
+    return re.compile(rf"(?<![\w./&'-])(?:{alternatives})(?![\w/&'-])", re.IGNORECASE), full
+
+
+def _cased(full: str, written: str, note_style: str, sentence_start: bool) -> str:
+    """``full`` in the capitalisation the note gives the shorthand it replaces: all caps in
+    an all-caps note, lower case in a lower-case one; otherwise capitalised where the
+    shorthand was ("Pt", "This am") or starts a line or sentence, lower case elsewhere."""
+    if note_style in ("upper", "lower"):
+        return apply_case(full, note_style)
+    acronym = written.isupper()  # "BP", "R": capitalised only where a sentence starts
+    capital = written[:1].isupper() and (not acronym or sentence_start)
+    if full.isupper():  # a full form that is itself an abbreviation ("PO", "ED")
+        return full
+    lowered = full[:1].lower() + full[1:] if not full[:2].isupper() else full
+    return lowered[:1].upper() + lowered[1:] if capital else lowered
+
+
+def substitution_sites(document: Document) -> list[tuple[int, int, str]]:
+    """Where ``document`` writes shorthand outside its PHI, and the full form to write there
+    (``(start, end, full form)``, in the note's capitalisation)."""
+    pattern, full = _substitution_pattern()
+    style = case_style(document.text)
+    text = document.text
+    out = []
+    for start, end in _outside(document):
+        for m in pattern.finditer(text, start, end):
+            before = text[max(0, m.start() - 2) : m.start()]
+            at_start = m.start() == 0 or before.endswith(("\n", ". "))
+            new = _cased(full[m.group(0).lower()], m.group(0), style, at_start)
+            out.append((m.start(), m.end(), new))
+    return out
 
 
 def _outside(document: Document) -> list[tuple[int, int]]:
@@ -293,267 +250,323 @@ def _outside(document: Document) -> list[tuple[int, int]]:
     return out
 
 
-def natural_uses(documents: Iterable[Document], words: Collection[str]) -> Counter[str]:
-    """How often each of ``words`` occurs outside PHI spans (its ordinary uses)."""
+def ordinary_uses(documents: Iterable[Document]) -> Counter[str]:
+    """How often each word that can be ambiguous (:func:`roles_of`) occurs outside PHI."""
     counts: Counter[str] = Counter()
     for doc in documents:
-        for start, end in _outside(doc):
-            counts.update(w for w in _words(doc.text, start, end) if w in words)
+        for tok in doc.tokens:
+            if tok.label == OUTSIDE:
+                word = word_of(tok.text)
+                if roles_of(word):
+                    counts[word] += 1
     return counts
 
 
-def _eligible(document: Document) -> Counter[str]:
-    """Per class, the PHI words an ambiguous surrogate could replace (one per date)."""
-    out: Counter[str] = Counter()
-    for span in document.spans:
-        if span.category == "DATE":
-            out["DATE"] += parse_date(document.span_text(span)) is not None
-        elif span.category == "HOSPITAL" and _abbreviation(document.span_text(span)):
-            continue  # "BGH" is re-drawn letter by letter, never a word
-        elif span.category in TABLE6_AMBIGUOUS_WORDS:
-            out[span.category] += sum(
-                1
-                for w in _words(document.text, span.start, span.end)
-                if len(w) > 1 and not (span.category == "HOSPITAL" and w in HOSPITAL_WORDS)
-            )
-    return out
+def _words_in(text: str) -> list[str]:
+    """The words of ``text`` that can be ambiguous, token by token."""
+    return [w for a, b in token_spans(text) if roles_of(w := word_of(text[a:b]))]
 
 
-def _abbreviation(text: str) -> bool:
-    """A hospital abbreviation (what :meth:`SurrogateFactory.replace_hospital` reshapes)."""
-    return " " not in text.strip() and case_style(text) == "upper" and len(text) <= 6
+# --------------------------------------------------------------------------- the plan
+
+
+def phi_target(documents: Iterable[Document]) -> float:
+    """How many ambiguous PHI tokens Table 6's class shares ask of ``documents``."""
+    counts = Counter(tok.label for doc in documents for tok in doc.tokens)
+    return sum(share * counts[c] for c, share in CLASS_SHARES.items())
 
 
 @dataclass
-class _Plan:
-    """Inserted non-PHI uses per document and the PHI quota of every candidate."""
+class OrdinaryUses:
+    """The ordinary uses the ambiguous corpus will have."""
 
-    insertions: list[list[tuple[int, str]]]
-    quota: dict[str, int]
-    #: every candidate the corpus uses as an ordinary word (natural or inserted)
-    reserved: frozenset[str]
+    #: per document, the shorthand to write out: (start, end, full form)
+    edits: list[list[tuple[int, int, str]]]
+    #: per word, its ordinary uses once the shorthand is written out
+    counts: Counter[str]
+    #: the words PHI may be drawn from
+    usable: frozenset[str]
 
 
-def _plan(documents: list[Document], eligible: list[Counter[str]], rng: random.Random) -> _Plan:
-    """Choose where non-PHI uses go, then each word's PHI quota (:data:`PHI_SHARE`).
+def plan_ordinary_uses(documents: Sequence[Document], rng: random.Random) -> OrdinaryUses:
+    """Which shorthand to write out, and which words PHI may use.
 
-    The PHI to make ambiguous is Table 6's share of each class of ``eligible`` PHI; the
-    non-PHI uses it needs (at :data:`PHI_SHARE`) come from the base's own uses first, then
-    from inserted sentences, up to :data:`INSERTED_SHARE` of the base.  A base with more
-    ordinary uses than its PHI can balance (PhysioNet: 0.5 % of tokens are PHI) uses a
-    random subset of the candidates and inserts nothing, so the share stays 22 %.
+    Table 6 has 78 ordinary uses of ambiguous words for every 22 PHI uses.  A base whose
+    own ordinary uses fall short of that for the PHI :func:`phi_target` asks (the embedded
+    corpus: its notes are short on such words) has shorthand written out, in random order,
+    until they suffice or none is left.  A base with more (PhysioNet's nursing notes, 0.5 %
+    PHI) keeps its text, and PHI draws from a random subset of the words whose ordinary
+    uses are about what the PHI needs, so the PHI share stays near Table 6's 22 %.
     """
-    words = candidates()
-    nonphi = natural_uses(documents, words)
-    ratio = PHI_SHARE / (1 - PHI_SHARE)
-    target = sum(
-        a / n * sum(counts[c] for counts in eligible)
-        for c, (a, n) in TABLE6_AMBIGUOUS_WORDS.items()
-    )
-    needed = target / ratio
-    if sum(nonphi.values()) >= needed:
-        order = sorted(nonphi)
-        rng.shuffle(order)
-        chosen: dict[str, int] = {}
-        for word in order:
-            if sum(chosen.values()) >= needed:
-                break
-            chosen[word] = nonphi[word]
-        return _Plan([[] for _ in documents], _quotas(chosen, ratio, rng), frozenset(nonphi))
-    styles = [case_style(d.text) for d in documents]
-    points = [insertion_points(d.text, [(s.start, s.end) for s in d.spans]) for d in documents]
-    by_word: dict[str, list[tuple[Use, list[int]]]] = {}
-    for use in uses():
-        if use.word not in words:
-            continue
-        docs = [i for i, p in enumerate(points) if use.contexts & p.keys()]
-        if docs:
-            by_word.setdefault(use.word, []).append((use, docs))
-    base = sum(len(_TOKENS.findall(d.text[s:e])) for d in documents for s, e in _outside(d))
-    budget = INSERTED_SHARE * base
-    insertions: list[list[tuple[int, str]]] = [[] for _ in documents]
-    taken: set[tuple[int, int]] = set()  # (document, section): one inserted sentence each
-    inserted = 0
-    choices = sorted(by_word)
-    for _ in range(20 * len(documents) + 1000):
-        if inserted >= budget or not choices or sum(nonphi.values()) >= needed:
+    counts = ordinary_uses(documents)
+    need = phi_target(documents) * (1 - PHI_SHARE) / PHI_SHARE
+    edits: list[list[tuple[int, int, str]]] = [[] for _ in documents]
+    if sum(counts.values()) >= need:
+        return OrdinaryUses(edits, counts, _enough_words(counts, need, rng))
+    sites = [(i, site) for i, doc in enumerate(documents) for site in substitution_sites(doc)]
+    rng.shuffle(sites)
+    total = sum(counts.values())
+    for i, (start, end, full) in sites:
+        if total >= need:
             break
-        word = rng.choice(choices)
-        use, docs = rng.choice(by_word[word])
-        i = rng.choice(docs)
-        context = rng.choice(sorted(use.contexts & points[i].keys()))
-        section = rng.choice(sorted(points[i][context]))
-        if (i, section) in taken:
-            continue
-        taken.add((i, section))
-        text = apply_case(use.render(), styles[i])
-        insertions[i].append((rng.choice(points[i][context][section]), " " + text))
-        nonphi[word] += 1
-        inserted += len(_TOKENS.findall(text))
-    return _Plan(insertions, _quotas(nonphi, ratio, rng), frozenset(nonphi))
+        gained, lost = _words_in(full), _words_in(documents[i].text[start:end])
+        edits[i].append((start, end, full))
+        counts.update(gained)
+        counts.subtract(lost)
+        total += len(gained) - len(lost)
+    counts = +counts
+    return OrdinaryUses([sorted(e) for e in edits], counts, frozenset(counts))
 
 
-def _quotas(nonphi: dict[str, int], ratio: float, rng: random.Random) -> dict[str, int]:
-    """PHI uses per word: ``ratio`` times its non-PHI uses, rounded at random."""
-    quota = {}
-    for word, n in sorted(nonphi.items()):
-        expected = ratio * n
-        quota[word] = int(expected) + (rng.random() < expected - int(expected))
-    return {w: q for w, q in quota.items() if q > 0}
+def _enough_words(counts: Counter[str], need: float, rng: random.Random) -> frozenset[str]:
+    """A random set of words whose ordinary uses add up to ``need``."""
+    order = sorted(counts)
+    rng.shuffle(order)
+    chosen: list[str] = []
+    total = 0
+    for word in order:
+        if total >= need:
+            break
+        chosen.append(word)
+        total += counts[word]
+    return frozenset(chosen)
 
 
-class _Quotas:
-    """The PHI quota left per candidate, and the draw of an ambiguous surrogate."""
+# --------------------------------------------------------------------------- PHI uses
 
-    def __init__(self, quota: dict[str, int], rng: random.Random) -> None:
-        self.left = dict(quota)
-        self.rng = rng
-        roles = candidates()
-        self.by_role = {
-            role: [w for w in self.left if role in roles.get(w, ())]
-            for role in (FIRST, LAST, PLACE)
-        }
-        self.by_role["month"] = [w for w in MONTH_WORDS if w in self.left]
 
-    def total(self) -> int:
-        return sum(self.left.values())
+@dataclass
+class _Draws:
+    """Whether a class still needs an ambiguous word, and which word to use.
 
-    def draw(self, role: str, occurrences: int) -> str | None:
-        """A word of ``role`` with quota left for ``occurrences`` PHI uses, chosen in
-        proportion to its quota left; None when there is none."""
-        pool = [w for w in self.by_role[role] if self.left[w] >= occurrences]
-        if not pool:
-            return None
-        return self.rng.choices(pool, [self.left[w] for w in pool])[0]
+    A class needs one while its ambiguous tokens so far fall short of Table 6's share of its
+    tokens so far (the current span included), so the shares hold note by note.  A word is
+    drawn in proportion to the PHI uses its ordinary uses still ask for (every word PHI in
+    the same share of its uses); when none asks for more, in proportion to its ordinary
+    uses over its PHI uses, so no word becomes mostly PHI while others are not.
+    """
 
-    def spend(self, document: Document) -> None:
-        """Subtract the PHI uses ``document`` makes of quota words."""
-        for span in document.spans:
-            for w in _words(document.text, span.start, span.end):
-                if self.left.get(w):
-                    self.left[w] -= 1
+    counts: Counter[str]
+    usable: frozenset[str]
+    phi_total: float
+    rng: random.Random
+    used: Counter[str] = field(default_factory=Counter)
+    tokens: Counter[str] = field(default_factory=Counter)
+    ambiguous: Counter[str] = field(default_factory=Counter)
+    _pools: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.rate = self.phi_total / max(1, sum(self.counts[w] for w in self.usable))
+
+    def wanted(self, category: str, pending_tokens: int, pending_ambiguous: int) -> bool:
+        share = CLASS_SHARES.get(category, 0.0)
+        have = self.ambiguous[category] + pending_ambiguous
+        return have < share * (self.tokens[category] + pending_tokens)
+
+    def pool(self, roles: tuple[str, ...]) -> list[str]:
+        if roles not in self._pools:
+            self._pools[roles] = sorted(w for w in self.usable if roles_of(w) & set(roles))
+        return self._pools[roles]
+
+    def draw(
+        self,
+        choices: Sequence[tuple[str, ...]],
+        occurrences: int,
+        allowed: Callable[[str], bool] | None = None,
+    ) -> str | None:
+        """A word of the first of ``choices`` (role groups) with PHI uses left to give (or,
+        when none has, of the first with any word), or None."""
+        pools = [
+            [w for w in self.pool(roles) if allowed is None or allowed(w)] for roles in choices
+        ]
+        for pool in pools:  # the first group with PHI uses left to give
+            weights = [max(self.rate * self.counts[w] - self.used[w], 0.0) for w in pool]
+            if any(weights):
+                break
+        else:  # every word has had its share: the least used of the first group with any
+            pool = next((p for p in pools if p), [])
+            if not pool:
+                return None
+            weights = [self.counts[w] / (1 + self.used[w]) for w in pool]
+        word = self.rng.choices(pool, weights)[0]
+        self.used[word] += occurrences
+        return word
+
+    def record(self, category: str, tokens: int, ambiguous: int) -> None:
+        self.tokens[category] += tokens
+        self.ambiguous[category] += ambiguous
+
+
+_LETTERS = re.compile(r"[a-z]+")
+#: Role groups a name part is drawn from, best first (a surname may serve as a given name).
+_FIRST = ((FIRST,), (LAST,))
+_LAST = ((LAST,),)
+_PLACE = ((PLACE,),)
+_HOSPITAL = ((LAST, PLACE),)
 
 
 class _AmbiguousFactory(SurrogateFactory):
-    """Surrogates that are ambiguous words with a per-class chance, else ordinary ones.
-
-    An ambiguous word is drawn only if its quota covers every occurrence the replaced name
-    has in the note (the factory keeps a name's surrogate for the whole note), and an
-    ordinary surrogate is never a word the corpus uses as an ordinary word ("Mark",
-    "Boston"), so a word's PHI uses are what its quota allows.
-    """
+    """Surrogates that are ambiguous words while their class needs them, else ordinary
+    ones that are never a word the corpus also uses as an ordinary word (so a word's PHI
+    uses are the ones drawn).  A name part keeps its surrogate for the whole note, so a
+    draw counts every mention of the part in the note."""
 
     def __init__(
-        self,
-        rng: random.Random,
-        quotas: _Quotas,
-        chance: dict[str, float],
-        document: Document,
-        reserved: Collection[str],
+        self, rng: random.Random, draws: _Draws, document: Document, reserved: Collection[str]
     ) -> None:
         super().__init__(rng)
-        self.quotas = quotas
-        self.chance = chance
-        self.style = case_style(document.text)
+        self.draws = draws
         self.reserved = reserved
         self.counts: Counter[str] = Counter()
         for span in document.spans:
             text = document.span_text(span).lower()
             self.counts[text] += 1
-            self.counts.update(w for w in _words(text) if w != text)
+            self.counts.update(w for w in _LETTERS.findall(text) if w != text)
         self.original = ""
+        self.category = ""
+        self.pending = (0, 0)  # tokens of the span being replaced, ambiguous words drawn
 
     def _remember(self, kind: str, original: str, make: Callable[[], str]) -> str:
         self.original = original.lower()
         return super()._remember(kind, original, make)
 
-    def _word(self, category: str, role: str) -> str | None:
-        if self.rng.random() >= self.chance.get(category, 0.0):
+    def _word(self, choices: Sequence[tuple[str, ...]]) -> str | None:
+        tokens, drawn = self.pending
+        if not self.draws.wanted(self.category, tokens, drawn):
             return None
-        word = self.quotas.draw(role, max(1, self.counts[self.original]))
-        return None if word is None else titlecase(word)
+        word = self.draws.draw(choices, max(1, self.counts[self.original]))
+        if word is not None:
+            self.pending = (tokens, drawn + 1)
+        return word
 
     def _plain(self, make: Callable[[], str]) -> str:
         """An ordinary surrogate with no word the corpus also uses as an ordinary word."""
         value = make()
         for _ in range(50):
-            if not any(w in self.reserved for w in _words(value.lower())):
+            if not any(w in self.reserved for w in _LETTERS.findall(value.lower())):
                 break
             value = make()
         return value
 
+    def _named(self, choices: Sequence[tuple[str, ...]], plain: Callable[[], str]) -> str:
+        word = self._word(choices)
+        return titlecase(word) if word is not None else self._plain(plain)
+
+    def _hospital(self) -> str:
+        word = self._word(_HOSPITAL)
+        if word is None:
+            return self._plain(self.hospital)
+        return self.rng.choice(HOSPITAL_PATTERNS).format(w=titlecase(word))
+
     def replace(self, category: str, text: str) -> str:
+        self.category = category
+        self.pending = (len(token_spans(text)), 0)
         if category in ("PATIENT", "DOCTOR"):
             return self.replace_name(
                 text,
-                first=lambda: self._word(category, FIRST) or self._plain(self.first_name),
-                last=lambda: self._word(category, LAST) or self._plain(self.last_name),
+                first=lambda: self._named(_FIRST, self.first_name),
+                last=lambda: self._named(_LAST, self.last_name),
             )
         if category == "LOCATION":
             plain = self.state if text.lower() in _states() else self.city
-            return self.replace_location(
-                text, lambda: self._word(category, PLACE) or self._plain(plain)
-            )
+            return self.replace_location(text, lambda: self._named(_PLACE, plain))
         if category == "HOSPITAL":
-
-            def hospital() -> str:
-                word = self._word(category, self.rng.choice((LAST, PLACE)))
-                if word is None:
-                    return self._plain(self.hospital)
-                return self.rng.choice(HOSPITAL_PATTERNS).format(w=word)
-
-            return self.replace_hospital(text, hospital)
+            return self.replace_hospital(text, self._hospital)
         if category == "DATE":
-            parsed = parse_date(text)
-            self.original = text.lower()
-            month = self._word(category, "month") if parsed is not None else None
-            if parsed is not None and month is not None:
-                date, fmt = parsed
-                date = date + self.shift
-                number = [m.lower() for m in MONTH_NAMES].index(month.lower()) + 1
-                date = date.replace(month=number, day=min(date.day, 28))
-                if "Mon" not in fmt and "Month" not in fmt:
-                    fmt = "Mon d" if fmt == "m/d" else "Month d, yyyy"
-                new = render_date(date, fmt)
-                return apply_case(new, case_style(text) if text[:1].isalpha() else self.style)
+            return self._date(text)
         return super().replace(category, text)
+
+    def _date(self, text: str) -> str:
+        """A date that is an ambiguous word while DATE needs one: a short numeric date
+        becomes one the notes also write as a score, a date with a month name gets a
+        month that is also a word; other dates are shifted as usual."""
+        parsed = parse_date(text)
+        if parsed is None or not self.draws.wanted("DATE", self.pending[0], 0):
+            return super().replace("DATE", text)
+        date, fmt = parsed
+        if fmt == "m/d":
+            word = self.draws.draw(((DAY_MONTH,),), 1)
+            return word if word is not None else super().replace("DATE", text)
+        if "Mon" not in fmt:
+            return super().replace("DATE", text)
+        month = self.draws.draw(((MONTH,),), 1, allowed=lambda w: _names_month(w, fmt))
+        if month is None:
+            return super().replace("DATE", text)
+        number = [m.lower() for m in MONTH_NAMES].index(month) + 1
+        new = render_date((date + self.shift).replace(month=number, day=min(date.day, 28)), fmt)
+        return apply_case(new, case_style(text))
+
+
+def _names_month(word: str, fmt: str) -> bool:
+    """Does a date in ``fmt`` write month ``word`` as that word ("Mon d" writes "Mar")?"""
+    number = [m.lower() for m in MONTH_NAMES].index(word) + 1
+    written = MONTH_ABBR[number - 1] if "Month" not in fmt else MONTH_NAMES[number - 1]
+    return written.lower() == word
 
 
 @lru_cache(maxsize=1)
 def _states() -> frozenset[str]:
+    from corpora.dictionaries import gazetteer
+
     return frozenset(s.lower() for s in gazetteer()["us_states"])
+
+
+def _reidentify(doc: Document, draws: _Draws, reserved: frozenset[str], seed: str) -> Document:
+    """``doc`` with every span replaced, its ambiguous tokens counted per class."""
+    factory = _AmbiguousFactory(random.Random(f"{seed}:{doc.id}"), draws, doc, reserved)
+    replacements = {}
+    for span in doc.spans:
+        new = factory.replace(span.category, doc.span_text(span))
+        replacements[span] = new
+        words = [word_of(new[a:b]) for a, b in token_spans(new)]
+        draws.record(span.category, len(words), sum(w in reserved for w in words))
+    return replace_spans(doc, replacements, drop_flags=frozenset({FLAG_NOT_IN_DICTIONARY}))
 
 
 def ambiguous_documents(documents: list[Document], seed: int, version: int) -> list[Document]:
     """The ambiguous corpus's documents (before flagging), see :mod:`corpora.variants`."""
     rng = random.Random(f"deid-bench:ambiguous-plan:{version}:{seed}")
-    eligible = [_eligible(d) for d in documents]
-    plan = _plan(documents, eligible, rng)
-    quotas = _Quotas(plan.quota, rng)
-    left = Counter[str]()
-    for counts in eligible:
-        left.update(counts)
-    share = {c: a / n for c, (a, n) in TABLE6_AMBIGUOUS_WORDS.items()}
-    out: list[Document] = []
-    for doc, counts, insertions in zip(documents, eligible, plan.insertions, strict=True):
-        weighted = sum(share[c] * left[c] for c in share)
-        k = quotas.total() / weighted if weighted else 0.0
-        chance = {c: min(1.0, share[c] * k) for c in share}
-        doc_rng = random.Random(f"deid-bench:ambiguous:{version}:{seed}:{doc.id}")
-        factory = _AmbiguousFactory(doc_rng, quotas, chance, doc, plan.reserved)
-        replacements = {s: factory.replace(s.category, doc.span_text(s)) for s in doc.spans}
-        new = replace_spans(doc, replacements, drop_flags=frozenset({FLAG_NOT_IN_DICTIONARY}))
-        quotas.spend(new)
-        left.subtract(counts)
-        # insertion points lie outside spans: each moves by the length change of the
-        # spans before it
-        growth = [
-            (old.end, (n.end - n.start) - (old.end - old.start))
-            for old, n in zip(doc.spans, new.spans, strict=True)
-        ]
-        moved = [
-            (offset + sum(d for end, d in growth if end <= offset), text)
-            for offset, text in insertions
-        ]
-        out.append(insert_text(new, moved, metadata_key=INSERTED_KEY) if moved else new)
+    uses = plan_ordinary_uses(documents, rng)
+    draws = _Draws(uses.counts, uses.usable, phi_target(documents), rng)
+    reserved = frozenset(uses.counts)
+    out = []
+    for doc, edits in zip(documents, uses.edits, strict=True):
+        # the written-out stretches ride as marks through the PHI replacement, which moves
+        # them, and become metadata again
+        edited = edit_text(doc, edits)
+        stretches = [Mark(a, a + len(new), SUBSTITUTED_KEY) for a, new in _new_starts(edits)]
+        edited = Document(
+            doc.id, edited.text, edited.spans, (*edited.marks, *stretches), doc.metadata
+        )
+        new = _reidentify(edited, draws, reserved, f"deid-bench:ambiguous:{version}:{seed}")
+        marks = [m for m in new.marks if m.flag != SUBSTITUTED_KEY]
+        moved = [[m.start, m.end] for m in new.marks if m.flag == SUBSTITUTED_KEY]
+        metadata = {**dict(new.metadata), SUBSTITUTED_KEY: moved} if moved else new.metadata
+        out.append(Document(new.id, new.text, new.spans, tuple(marks), metadata))
     return out
+
+
+def _new_starts(edits: Sequence[tuple[int, int, str]]) -> list[tuple[int, str]]:
+    """(offset in the edited text, new text) of each of ``edits`` (sorted, disjoint)."""
+    out, delta = [], 0
+    for start, end, new in sorted(edits):
+        out.append((start + delta, new))
+        delta += len(new) - (end - start)
+    return out
+
+
+def ambiguous_marks(documents: Sequence[Document]) -> list[list[Mark]]:
+    """``ambiguous`` marks on every token, PHI or not, of every word ``documents`` use both
+    as PHI and as an ordinary word (§6.2; what Table 9 scores)."""
+    as_phi: set[str] = set()
+    as_other: set[str] = set()
+    for doc in documents:
+        for tok in doc.tokens:
+            word = word_of(tok.text)
+            if roles_of(word):
+                (as_other if tok.label == OUTSIDE else as_phi).add(word)
+    both = as_phi & as_other
+    return [
+        [Mark(t.start, t.end, FLAG_AMBIGUOUS) for t in doc.tokens if word_of(t.text) in both]
+        for doc in documents
+    ]

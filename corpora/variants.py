@@ -40,7 +40,7 @@ import string
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from corpora.ambiguity import ambiguous_documents, candidates
+from corpora.ambiguity import ambiguous_documents, ambiguous_marks, data_fingerprint
 from corpora.dictionaries import (
     Dictionaries,
     normalize,
@@ -50,7 +50,6 @@ from corpora.dictionaries import (
 from corpora.folds import COPY_OF_KEY
 from corpora.load import variant
 from corpora.model import (
-    FLAG_AMBIGUOUS,
     FLAG_NOT_IN_DICTIONARY,
     Corpus,
     Document,
@@ -65,7 +64,7 @@ from corpora.surrogates import (
 )
 
 #: Bump whenever a variant's output for a given input changes (invalidates the cache).
-VARIANTS_VERSION = 3
+VARIANTS_VERSION = 4
 #: Categories whose words can be "in a dictionary" (Table 10 counts only these).
 NAME_CATEGORIES = frozenset({"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"})
 
@@ -143,7 +142,12 @@ def _rng(name: str, seed: int, doc: Document, copy: int = 0) -> random.Random:
     return random.Random(f"deid-bench:{name}:{VARIANTS_VERSION}:{stream}:{doc.id}")
 
 
-def _cached(name: str, corpus: Corpus, seed: int, compute: Callable[[], Corpus]) -> Corpus:
+def _cached(
+    name: str, corpus: Corpus, seed: int, compute: Callable[[], Corpus], *extra: str
+) -> Corpus:
+    """``compute()`` cached on disk under the variant, its version, the seed, the base
+    corpus, the system dictionaries and ``extra`` (the fingerprint of any data file the
+    variant reads, so editing the file rebuilds the corpus)."""
     from corpora.cache import cached, make_key
 
     dictionaries = system_dictionaries()
@@ -152,7 +156,7 @@ def _cached(name: str, corpus: Corpus, seed: int, compute: Callable[[], Corpus])
         return compute()
 
     key = make_key(
-        "variant", name, VARIANTS_VERSION, seed, corpus.fingerprint, dictionaries.sources
+        "variant", name, VARIANTS_VERSION, seed, corpus.fingerprint, dictionaries.sources, *extra
     )
     return cached("corpus-variant", key, run)
 
@@ -215,30 +219,6 @@ def surrogate(corpus: Corpus, *, seed: int) -> Corpus:
     return _cached("surrogate", corpus, seed, compute)
 
 
-def _flag_ambiguous(documents: list[Document]) -> tuple[list[list[Mark]], set[str]]:
-    """``ambiguous`` marks on every use, PHI or not, of every candidate word the corpus uses
-    both as PHI and as an ordinary word (§6.2); and those words."""
-    as_phi: set[str] = set()
-    as_other: set[str] = set()
-    for doc in documents:
-        pos = 0
-        for span in doc.spans:
-            as_other.update(_WORD_RE.findall(doc.text[pos : span.start].lower()))
-            as_phi.update(_WORD_RE.findall(doc.span_text(span).lower()))
-            pos = span.end
-        as_other.update(_WORD_RE.findall(doc.text[pos:].lower()))
-    as_phi &= as_other & candidates().keys()
-    marks = [
-        [
-            Mark(m.start(), m.end(), FLAG_AMBIGUOUS)
-            for m in _WORD_RE.finditer(doc.text)
-            if m.group(0).lower() in as_phi
-        ]
-        for doc in documents
-    ]
-    return marks, as_phi
-
-
 @variant(
     "ambiguous",
     "surrogates chosen to be ambiguous between PHI and ordinary words (§6.2, Tables 6-9)",
@@ -247,21 +227,20 @@ def ambiguous(corpus: Corpus, *, seed: int) -> Corpus:
     """PHI replaced by words ambiguous between PHI and non-PHI, all uses flagged (§6.2).
 
     How the words are chosen and placed is :mod:`corpora.ambiguity`: names, places,
-    hospitals and dates become candidates (words that are also ordinary or medical words)
-    with the per-class chances of Table 6; every candidate used as PHI also occurs as an
-    ordinary word -- where the base already has it, or in a sentence inserted in a section
-    where such a sentence belongs -- in the proportion of Table 6 (about 22 % of its uses
-    PHI).  The inserted stretches are listed in ``metadata["ambiguous_inserted"]``.
+    hospitals and dates become words that the notes also use as ordinary words, class by
+    class in Table 6's shares; the ordinary uses are the notes' own words, and shorthand the
+    notes write out in full ("q.d." -> "daily"), listed in
+    ``metadata["ambiguous_substituted"]``.  Every use of a word used both ways is flagged.
     """
 
     def compute() -> Corpus:
         docs = ambiguous_documents(list(corpus), seed, VARIANTS_VERSION)
-        marks, _ = _flag_ambiguous(docs)
+        marks = ambiguous_marks(docs)
         vocab = vocabulary(system_dictionaries())
         out = [_flagged(d, vocab, m) for d, m in zip(docs, marks, strict=True)]
         return _corpus("ambiguous", corpus, seed, out)
 
-    return _cached("ambiguous", corpus, seed, compute)
+    return _cached("ambiguous", corpus, seed, compute, data_fingerprint())
 
 
 def _random_word(rng: random.Random, original: str, forbidden: frozenset[str]) -> str:

@@ -1,12 +1,13 @@
-"""What the three ``reproduce`` commands share: their options, the runner calls, paired
-tests between corpora, verdicts, and the Markdown pieces of the reports.
+"""What the three ``reproduce`` commands share: their options, the runner calls, per-document
+counts, verdicts, and the Markdown pieces of the reports.
 
 A reproduction is the paper's experiments run through the one runner
 (:func:`bench.runner.run`, cached per cell, so a repeated command or a ``run`` with the same
 systems, corpora, folds and seed reuses every prediction), then each published table printed
-beside ours and each claim of the paper judged by a rule written here in code before any
-number is seen.  A verdict is one of :data:`VERDICTS`; its rule and its test are printed
-with it, so a reader can check the verdict against the numbers.
+beside ours and each claim of the paper judged by the one rule of ``docs/reproduce.md``
+(:func:`bench.reproduce.verdicts.judge`) from the tests of its parts.  A verdict is one of
+:data:`VERDICTS`; its parts and tests are printed with it, so a reader can check the verdict
+against the numbers.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ if TYPE_CHECKING:
 SUPPORTED = "supported"
 PARTLY = "partly supported"
 NOT_SUPPORTED = "not supported"
-INCONCLUSIVE = "inconclusive"
 NOT_TESTED = "not tested"
-#: Every verdict a rule can return.
-VERDICTS = (SUPPORTED, PARTLY, NOT_SUPPORTED, INCONCLUSIVE, NOT_TESTED)
+#: Every verdict the rule can return.
+VERDICTS = (SUPPORTED, PARTLY, NOT_SUPPORTED, NOT_TESTED)
+#: The margin (points of a percentage) of every claim that two figures are "similar", "not
+#: affected" or "not diminished" where the paper names none: Sibanda & Uzuner (2006,
+#: footnote 8) treat a difference of 1 % as a real one.
+SAME_POINTS = 1.0
 
 #: ``--quick``: a smoke test of the whole command in about a minute (numbers meaningless).
 QUICK = {"n_documents": 60, "folds": 3, "n_shuffles": 1000, "n_resamples": 200}
@@ -162,7 +166,10 @@ class Verdict:
     verdict: str
     evidence: str
     test: str
-    rule: str
+    #: the claim's parts, each of which the rule tests
+    parts: str
+    #: why we believe ours differs from the paper (printed unless supported)
+    reason: str = ""
 
 
 @dataclass
@@ -248,8 +255,8 @@ def header(
         f"- Command: `{command}`",
         f"- Seed: {options.seed}; folds: {options.folds} (grouped by: {options.group_by}); "
         f"α = {options.alpha}; "
-        f"approximate randomization: {options.n_shuffles:,} shuffles; bootstrap: "
-        f"{options.n_resamples:,} resamples",
+        f"tests (approximate randomization, resampling): {options.n_shuffles:,} draws; "
+        f"bootstrap intervals: {options.n_resamples:,} resamples",
         *lines,
         f"- Date (UTC): {clock.started}; wall time {clock.seconds:.0f} s (cached cells make a "
         "repeated command fast; the numbers do not depend on the cache, the job count or "
@@ -257,23 +264,38 @@ def header(
         f"- Packages: {packages}; Python {platform.python_version()}",
         "",
         "Published figures are the paper's own, measured on *its* data; ours are measured on "
-        "the corpora named above. Verdicts are computed from this run's numbers by the rules "
-        "printed with them (`bench/reproduce/`), never chosen by hand.",
+        "the corpora named above. Every verdict is computed from this run's numbers by the one "
+        "rule of `docs/reproduce.md` (`bench/reproduce/verdicts.py`) from the tests of the "
+        "claim's parts, never chosen by hand.",
         "",
     ]
 
 
 def verdict_section(verdicts: Sequence[Verdict]) -> list[str]:
-    """The claims table, then each claim's rule."""
-    rows = [[v.claim, v.source, f"**{v.verdict}**", v.evidence, v.test] for v in verdicts]
+    """The claims table, then each claim's parts (the rule itself is in docs/reproduce.md)."""
+    rows = [
+        [
+            v.claim,
+            v.source,
+            f"**{v.verdict}**",
+            v.evidence + (f". Why: {v.reason}" if v.reason and v.verdict != SUPPORTED else ""),
+            v.test,
+        ]
+        for v in verdicts
+    ]
     out = [
         "## Claims and verdicts",
         "",
         md_table(rows, ["Claim", "Where", "Verdict", "Our evidence", "Test"]),
         "",
+        "The rule (`docs/reproduce.md`, applied by `bench/reproduce/verdicts.py`): a claim is "
+        "*supported* when every one of its parts goes the claim's way and is significant at "
+        "α after Holm's correction over the claim's parts, *partly supported* when some "
+        "part goes its way but not every part, or not every part significantly (each named), "
+        "*not supported* otherwise. The parts of each claim:",
+        "",
     ]
-    out += ["Rules (decided before the numbers, in `bench/reproduce/`):", ""]
-    out += [f"- *{v.claim}*: {v.rule}" for v in verdicts]
+    out += [f"- *{v.claim}*: {v.parts}" for v in verdicts]
     out.append("")
     return out
 
@@ -380,40 +402,6 @@ def aligned(*by_id: Mapping[str, np.ndarray]) -> list[np.ndarray] | None:
     return [np.array([m[i] for i in ids], dtype=np.float64).reshape(len(ids), 3) for m in by_id]
 
 
-def paired_difference(
-    a: Mapping[str, np.ndarray],
-    b: Mapping[str, np.ndarray],
-    options: Options,
-    statistic: str = "f1",
-) -> tuple[float, float, str]:
-    """(statistic_a - statistic_b, p, the test's name) for two sets of per-document counts.
-
-    The same documents (a system on a note and on its variant, two training sizes, two
-    kernels): paired approximate randomization over documents.  Different documents: the
-    two-proportion z-test (Tafvizi 2011 eq. 3.4-3.5) on the pooled counts -- on recall or
-    precision as proportions of gold or predicted PHI tokens, on F1 with ``n`` the gold
-    PHI tokens, as her appendix B does.
-    """
-    from bench.significance import STATISTICS, approximate_randomization, z_test_proportions
-
-    pair = aligned(a, b)
-    if pair is not None:
-        diff, p = approximate_randomization(
-            pair[0],
-            pair[1],
-            n_shuffles=options.n_shuffles,
-            seed=options.seed,
-            statistic=statistic,
-        )
-        return diff, p, f"paired approximate randomization on {statistic} over documents"
-    sa = np.sum(list(a.values()), axis=0) if a else np.zeros(3)
-    sb = np.sum(list(b.values()), axis=0) if b else np.zeros(3)
-    fa, fb = float(STATISTICS[statistic](sa)), float(STATISTICS[statistic](sb))
-    n_of = {"precision": lambda s: s[0] + s[1]}.get(statistic, lambda s: s[0] + s[2])
-    _, p = z_test_proportions(fa, float(n_of(sa)), fb, float(n_of(sb)))
-    return fa - fb, p, f"two-proportion z-test on {statistic} (Tafvizi eq. 3.4-3.5)"
-
-
 def measure(counts: Mapping[str, np.ndarray], statistic: str = "f1") -> float:
     """A statistic of summed per-document counts."""
     from bench.significance import STATISTICS
@@ -421,87 +409,6 @@ def measure(counts: Mapping[str, np.ndarray], statistic: str = "f1") -> float:
     if not counts:
         return float("nan")
     return float(STATISTICS[statistic](np.sum(list(counts.values()), axis=0)))
-
-
-# --------------------------------------------------------------------------- verdict rules
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Two systems (or settings) compared on one measure; ``a`` is the one the claim says is
-    better."""
-
-    label: str
-    a: str
-    b: str
-    value_a: float
-    value_b: float
-    p: float
-
-
-def outcomes(comparisons: Sequence[Comparison], alpha: float) -> dict[str, str]:
-    """Per comparison, ``"a"`` / ``"b"`` (that side significantly better after Holm's
-    correction over the family) or ``"tie"``."""
-    from bench.significance import holm
-
-    ok = {c.label: c.p for c in comparisons if not math.isnan(c.p)}
-    rejected = holm(ok, alpha)
-    out = {}
-    for c in comparisons:
-        if rejected.get(c.label, False):
-            out[c.label] = "a" if c.value_a > c.value_b else "b"
-        else:
-            out[c.label] = "tie"
-    return out
-
-
-def rule_a_beats_b(comparisons: Sequence[Comparison], alpha: float) -> tuple[str, str]:
-    """(verdict, evidence) for "a beats b in every comparison".
-
-    Supported: ``a`` significantly better in every comparison (Holm over the family).
-    Not supported: ``b`` significantly better in at least one.  Partly: ``a`` significantly
-    better in some, no significant difference in the rest.  Inconclusive: no significant
-    difference anywhere.  Not tested: no comparison could be made.
-    """
-    if not comparisons:
-        return NOT_TESTED, "no comparison could be made"
-    won = outcomes(comparisons, alpha)
-    a_wins = [c for c in comparisons if won[c.label] == "a"]
-    b_wins = [c for c in comparisons if won[c.label] == "b"]
-    if b_wins:
-        verdict = NOT_SUPPORTED
-    elif len(a_wins) == len(comparisons):
-        verdict = SUPPORTED
-    elif a_wins:
-        verdict = PARTLY
-    else:
-        verdict = INCONCLUSIVE
-    parts = [f"{len(a_wins)} of {len(comparisons)} comparisons significantly in favour"]
-    if b_wins:
-        parts.append(
-            "against: "
-            + "; ".join(f"{c.label} ({pct(c.value_a)} vs {pct(c.value_b)})" for c in b_wins)
-        )
-    ties = [c for c in comparisons if won[c.label] == "tie"]
-    if ties and len(ties) <= 4:
-        parts.append(
-            "no significant difference: "
-            + "; ".join(f"{c.label} ({pct(c.value_a)} vs {pct(c.value_b)})" for c in ties)
-        )
-    elif ties:
-        parts.append(f"no significant difference in {len(ties)}")
-    return verdict, "; ".join(parts)
-
-
-def combine_verdicts(parts: Sequence[str]) -> str:
-    """Supported when every part is, not supported when none is, partly otherwise."""
-    if not parts or all(p == NOT_TESTED for p in parts):
-        return NOT_TESTED
-    if all(p == SUPPORTED for p in parts):
-        return SUPPORTED
-    if all(p in (NOT_SUPPORTED, INCONCLUSIVE) for p in parts):
-        return NOT_SUPPORTED
-    return PARTLY
 
 
 # --------------------------------------------------------------------------- paper vs ours

@@ -118,3 +118,30 @@ def test_precision_recall_curve_and_operating_point(corpus: Corpus) -> None:
     from bench.metrics import token_counts
 
     assert token_counts(gold, pred).recall == pytest.approx(point["recall"])
+
+
+@requires_nltk
+def test_per_document_counts_sum_to_the_pooled_ones(corpus: Corpus) -> None:
+    table = ablation.kernel_experiment(
+        corpus,
+        train_documents=8,
+        seed=2,
+        kernels=("linear",),
+        system_params={"features": NO_NLTK},
+        per_document=True,
+    )
+    row = table.iloc[0]
+    assert len(row["phi_counts"]) == 6  # the test quarter of 24 notes
+    assert tuple(np.sum(list(row["phi_counts"].values()), axis=0)) == (row.tp, row.fp, row.fn)
+    non = np.sum(list(row["non_phi_counts"].values()), axis=0)
+    assert math.isclose(row.non_phi_precision, non[0] / (non[0] + non[1]))
+
+
+@requires_nltk
+def test_top_template_shares_test_the_ranking(corpus: Corpus) -> None:
+    ranked = ablation.information_gain(corpus, top=5)
+    shares = ablation.top_template_shares(corpus, top=5, n_resamples=50, seed=1)
+    # the templates ranked first on the whole corpus stay in the top five on resamples
+    assert all(shares[t] >= 0.5 for t in list(ranked["feature"])[:3])
+    assert sum(shares.values()) == pytest.approx(5.0)  # five templates in every resample
+    assert all(0.0 <= s <= 1.0 for s in shares.values())

@@ -458,3 +458,13 @@ def test_the_weakest_category_has_gold_tokens_and_is_scored() -> None:
     assert report.weakest_category(df, "c", "s").label == "ID"
     assert report.weakest_category(df, "c", "s", ["PATIENT", "DATE"]).label == "DATE"
     assert report.weakest_category(df, "c", "t") is None
+
+
+def test_thesis_figures_are_rounded_once_when_shown() -> None:
+    """Issue 27's display slips: each came from rounding to two decimals, then to one."""
+    t = paper_figures.t11_table
+    assert f"{t('Table A.15')['ID'][2]:.1f}" == "99.3"  # B.8, Multi's IDs: 0.99252
+    assert f"{t('Table A.13')['LOCATION'][1]:.1f}" == "16.7"  # A.13 recall: 0.16748
+    assert f"{t('Table A.11')['HOSPITAL'][2]:.1f}" == "95.3"  # B.5, B.6: 0.95253
+    mega_ids = [p for p in paper_figures.PUBLISHED if p.table == "Table A.1" and p.label == "ID"]
+    assert mega_ids[0].f1 == pytest.approx(99.582)  # stored unrounded

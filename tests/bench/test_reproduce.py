@@ -10,56 +10,97 @@ import pandas as pd
 import pytest
 
 from bench import cli
-from bench.reproduce import common, sibanda2006, statdeid, tafvizi2011
+from bench.reproduce import common, sibanda2006, tafvizi2011, verdicts
 from bench.reproduce.common import (
-    INCONCLUSIVE,
     NOT_SUPPORTED,
     NOT_TESTED,
     PARTLY,
     SUPPORTED,
-    Comparison,
     Options,
     Role,
 )
+from bench.reproduce.sibanda2006 import claims as sibanda_claims
+from bench.reproduce.statdeid import claims as statdeid_claims
+from bench.reproduce.tafvizi2011 import claims as tafvizi_claims
+from bench.reproduce.verdicts import Part, judge
 from tests.conftest import requires_nltk
 
 TINY = dict(n_documents=12, folds=3, n_shuffles=200, n_resamples=50, jobs=1, show_progress=False)
 
 
-def _c(label: str, a: float, b: float, p: float) -> Comparison:
-    return Comparison(label, "a", "b", a, b, p)
+def _part(label: str, holds: bool | None, p: float) -> Part:
+    return Part(label, holds, p, "x vs y")
 
 
-# --------------------------------------------------------------------------- shared rules
+# --------------------------------------------------------------------------- the one rule
 
 
-def test_a_beats_b_rule_and_holm() -> None:
-    wins = [_c("x", 0.9, 0.8, 0.001), _c("y", 0.9, 0.7, 0.002)]
-    assert common.rule_a_beats_b(wins, 0.05)[0] == SUPPORTED
-    # 0.03 alone would pass; after Holm over two (0.03 > 0.025) it does not
+def test_judge_applies_the_rule_with_holm_over_the_claims_parts() -> None:
+    strong = [_part("a", True, 0.001), _part("b", True, 0.002)]
+    assert judge(strong, 0.05)[0] == SUPPORTED
+    # 0.03 alone would pass; Holm over two (0.03 > 0.025) does not: partly, both named
+    verdict, evidence = judge([_part("a", True, 0.03), _part("b", True, 0.04)], 0.05)
+    assert verdict == PARTLY and "hold, not significant: a (x vs y, p 0.060); b" in evidence
+    verdict, evidence = judge([*strong, _part("c", False, 0.001)], 0.05)
+    assert verdict == PARTLY and "reversed, significantly: c (x vs y, p" in evidence
+    verdict, evidence = judge([*strong, _part("c", False, 0.3)], 0.05)
+    assert verdict == PARTLY and "do not hold, not significantly: c (x vs y, p" in evidence
+    assert "2 of 3 parts hold significantly" in evidence
+    assert judge([_part("a", False, 0.001), _part("b", False, 0.5)], 0.05)[0] == NOT_SUPPORTED
+    assert judge([_part("a", None, float("nan"))], 0.05)[0] == NOT_TESTED
+    # a part not measured keeps a claim from being supported
+    verdict, evidence = judge([*strong, _part("c", None, float("nan"))], 0.05)
+    assert verdict == PARTLY and "not measured: c" in evidence
+    assert judge([_part("a", True, 0.001)], 0.05)[1] == "a: holds, significant (x vs y, p 0.0010)"
+
+
+def _by_doc(rows: list[list[float]], prefix: str = "d") -> dict[str, np.ndarray]:
+    return {f"{prefix}{i}": np.array(r, dtype=float) for i, r in enumerate(rows)}
+
+
+def test_part_tests_run_on_documents() -> None:
+    options = Options(n_shuffles=2000, seed=0)
+    a = _by_doc([[9, 1, 0]] * 30)  # recall 1.0
+    b = _by_doc([[5, 1, 4]] * 30)  # recall 5/9
+    part = verdicts.higher("a > b", a, b, options, "recall")
+    assert part.holds and part.p < 0.01 and part.detail == "100.0 vs 55.6"
+    lower = verdicts.higher("a < b", a, b, options, "recall", lower=True)
+    assert not lower.holds
+    other = _by_doc([[5, 1, 4]] * 30, prefix="e")  # different notes: the two-sample test
+    assert verdicts.higher("a > other", a, other, options, "recall").p < 0.01
+    same = _by_doc([[9, 1, 0]] * 15 + [[8, 1, 1]] * 15)
+    eq = verdicts.within("a ≈ same", a, same, options, 10.0, statistic="recall")
+    assert eq.holds and eq.p < 0.01  # 100 vs 94.4: within 10 points, firmly
+    far = verdicts.within("a ≈ b", a, b, options, 5.0, statistic="recall")
+    assert not far.holds and far.p > 0.5
     assert (
-        common.rule_a_beats_b([_c("x", 0.9, 0.8, 0.03), _c("y", 0.9, 0.8, 0.04)], 0.05)[0]
-        == INCONCLUSIVE
+        verdicts.within("b ≥ a - 5", b, a, options, 5.0, side="not lower", statistic="recall").holds
+        is False
     )
-    assert common.rule_a_beats_b([*wins, _c("z", 0.9, 0.91, 0.5)], 0.05)[0] == PARTLY
-    verdict, evidence = common.rule_a_beats_b([*wins, _c("z", 0.8, 0.9, 0.001)], 0.05)
-    assert verdict == NOT_SUPPORTED and "against: z (80.0 vs 90.0)" in evidence
-    assert common.rule_a_beats_b([], 0.05)[0] == NOT_TESTED
-    assert common.combine_verdicts([SUPPORTED, SUPPORTED]) == SUPPORTED
-    assert common.combine_verdicts([SUPPORTED, NOT_SUPPORTED]) == PARTLY
-    assert common.combine_verdicts([NOT_SUPPORTED, INCONCLUSIVE]) == NOT_SUPPORTED
+    above = verdicts.beyond("recall > 81 %", a, 0.81, options, "recall")
+    assert above.holds and above.p < 0.01
+    assert verdicts.beyond("recall < 1 %", a, 0.01, options, "recall", below=True).holds is False
+    either = verdicts.either("P or R", [lower, part])
+    assert either.holds and either.p == min(1.0, part.p * 2)
+    assert verdicts.higher("empty", {}, b, options).holds is None
 
 
-def test_paired_difference_pairs_same_documents_else_z() -> None:
-    a = {f"d{i}": np.array([9.0, 1.0, 0.0]) for i in range(30)}
-    b = {f"d{i}": np.array([5.0, 1.0, 4.0]) for i in range(30)}
-    options = Options(n_shuffles=300)
-    diff, p, test = common.paired_difference(a, b, options, "recall")
-    assert diff == pytest.approx(1.0 - 5 / 9) and p < 0.01 and "paired" in test
-    other = {f"e{i}": v for i, v in enumerate(b.values())}
-    diff2, p2, test2 = common.paired_difference(a, other, options, "recall")
-    assert diff2 == pytest.approx(diff) and "z-test" in test2 and p2 < 0.01
-    assert common.aligned(a, {"d0": a["d0"]}) is None
+@pytest.mark.parametrize(
+    "claim", [*sibanda_claims.CLAIMS, *statdeid_claims.CLAIMS, *tafvizi_claims.CLAIMS]
+)
+def test_every_claim_is_the_rule_on_its_parts(claim) -> None:
+    good = [_part(f"p{i}", True, 0.0001) for i in range(3)]
+    mixed = [*good[:2], _part("p9", False, 0.0001)]
+    bad = [_part(f"p{i}", False, 0.0001) for i in range(3)]
+    supported, partly, not_supported = (claim(parts, 0.05) for parts in (good, mixed, bad))
+    assert (supported.verdict, partly.verdict, not_supported.verdict) == (
+        SUPPORTED,
+        PARTLY,
+        NOT_SUPPORTED,
+    )
+    assert supported.claim and supported.source and supported.parts
+    assert "Holm over 3" in supported.test and "α = 0.05" in supported.test
+    assert "reversed, significantly: p9" in partly.evidence
 
 
 def test_paper_figure_inside_our_interval() -> None:
@@ -87,115 +128,6 @@ def test_options_quick_and_run_config_aliases() -> None:
     )
     assert config.systems == ["svm,svm-plo=svm"]
     assert config.system_params == {"svm-plo": {"train_categories": ("PATIENT",)}}
-
-
-# --------------------------------------------------------------------------- paper rules
-
-
-def test_sibanda_rules_follow_their_thresholds() -> None:
-    s = sibanda2006
-    assert s.claim_dictionary_collapses(0.36, 0.001, 0.11, 0.05, "t").verdict == SUPPORTED
-    assert s.claim_dictionary_collapses(0.05, 0.001, 0.5, 0.05, "t").verdict == PARTLY
-    assert s.claim_dictionary_collapses(0.20, 0.3, 0.5, 0.05, "t").verdict == NOT_SUPPORTED
-    assert s.claim_svm_holds(0.022, 0.01, 0.955, 0.977, "t").verdict == SUPPORTED
-    assert s.claim_svm_holds(0.022, 0.01, 0.80, 0.977, "t").verdict == PARTLY
-    assert s.claim_svm_holds(0.10, 0.01, 0.80, 0.977, "t").verdict == NOT_SUPPORTED
-    assert s.claim_ambiguity((0.15, 0.1, 0.2), 0.89, 0.35, 0.001, 0.05).verdict == SUPPORTED
-    assert s.claim_ambiguity((0.15, -0.1, 0.2), 0.89, 0.35, 0.001, 0.05).verdict == PARTLY
-    assert s.claim_ambiguity((-0.1, -0.2, 0.0), 0.3, 0.35, 0.5, 0.05).verdict == NOT_SUPPORTED
-    small = [_c("c1", 0.700, 0.695, 0.001)]  # significant but under one point
-    big = [_c("c1", 0.75, 0.70, 0.001)]
-    beaten = [_c("t2", 0.97, 0.98, 0.001)]
-    assert s.claim_global_context(small, [], 0.05).verdict == PARTLY  # one part not tested
-    assert s.claim_global_context(small, [_c("t2", 0.97, 0.90, 0.001)], 0.05).verdict == (SUPPORTED)
-    assert s.claim_global_context(big, beaten, 0.05).verdict == NOT_SUPPORTED
-    assert s.claim_feature_ranking(["lw0", "bg-", "bg+", "lw-1", "lw+1"]).verdict == SUPPORTED
-    assert s.claim_feature_ranking(["lw0", "bg-", "pos0", "lw-1", "sec"]).verdict == PARTLY
-    assert s.claim_feature_ranking(["pos0", "sec", "len", "lw0", "x"]).verdict == NOT_SUPPORTED
-
-
-def test_tafvizi_rules() -> None:
-    t = tafvizi2011
-    assert t.claim_no_harm([_c("x", 0.9, 0.8, 0.001)], 0.05).verdict == SUPPORTED
-    assert t.claim_no_harm([_c("x", 0.8, 0.9, 0.001)], 0.05).verdict == NOT_SUPPORTED
-    pairs = [_c("B.3", 0.95, 0.95, 0.6), _c("B.4", 0.95, 0.85, 0.0001)]
-    assert t.claim_universality(pairs, 0.05, True).verdict == PARTLY
-    assert t.claim_universality(pairs[:1], 0.05, False).verdict == SUPPORTED
-    assert t.claim_cross_corpus(_c("x", 0.7, 0.88, 0.001), 0.05).verdict == SUPPORTED
-    assert t.claim_cross_corpus(None, 0.05).verdict == NOT_TESTED
-    cv_higher = _c("PHI", 0.97, 0.94, 0.01)
-    assert t.claim_no_overfitting(cv_higher, [], 0.05).verdict == NOT_SUPPORTED
-    held_higher = _c("PHI", 0.94, 0.96, 0.01)
-    assert t.claim_no_overfitting(held_higher, [], 0.05).verdict == SUPPORTED
-    cat = [_c("DATE", 0.99, 0.90, 0.0001)]
-    assert t.claim_no_overfitting(_c("PHI", 0.95, 0.95, 0.9), cat, 0.05).verdict == PARTLY
-    assert t.claim_mega_beats_multi([_c("x", 0.957, 0.970, 0.01)], 0.05).verdict == (NOT_SUPPORTED)
-
-
-def _kernels(rows: dict[str, tuple[int, int, int]]) -> pd.DataFrame:
-    out = []
-    for kernel, (tp, fp, fn) in rows.items():
-        out.append(
-            dict(
-                kernel=kernel,
-                tp=tp,
-                fp=fp,
-                fn=fn,
-                precision=tp / (tp + fp),
-                recall=tp / (tp + fn),
-                non_phi_precision=0.99,
-                non_phi_recall=0.99,
-                train_seconds=1.0,
-                train_tokens=1000,
-            )
-        )
-    return pd.DataFrame(out)
-
-
-def test_statdeid_kernel_and_ablation_rules() -> None:
-    # the report's own Table 3 pattern (as counts): every kernel claim holds
-    table3 = _kernels({"linear": (797, 97, 203), "poly": (593, 8, 407), "rbf": (742, 39, 258)})
-    assert statdeid.claim_gaussian_precision(table3, 0.05).verdict == SUPPORTED
-    assert statdeid.claim_quadratic_extremes(table3, 0.05).verdict == SUPPORTED
-    flat = _kernels({"linear": (797, 97, 203), "poly": (797, 97, 203), "rbf": (797, 97, 203)})
-    assert statdeid.claim_gaussian_precision(flat, 0.05).verdict == NOT_SUPPORTED
-    assert statdeid.claim_quadratic_extremes(flat, 0.05).verdict == NOT_SUPPORTED
-
-    def ab(cls: str, mode: str, p: float, r: float, np_: float = 0.99) -> dict:
-        tp = 1000 * r
-        return dict(
-            feature_class=cls,
-            mode=mode,
-            precision=p,
-            recall=r,
-            f1=0.0,
-            non_phi_precision=np_,
-            non_phi_recall=0.99,
-            tp=tp,
-            fp=tp / p - tp,
-            fn=1000 - tp,
-        )
-
-    rows = [
-        ab("all", "all", 0.97, 0.93),
-        ab("word", "only", 0.80, 0.30),
-        ab("lexical_bigrams", "only", 0.90, 0.68),
-        ab("section", "only", 0.0001, 0.0001),
-        ab("orthography", "only", 0.5, 0.5),
-        ab("word", "without", 0.93, 0.90),
-        ab("orthography", "without", 0.96, 0.901),
-        ab("lexical_bigrams", "without", 0.965, 0.92, 0.988),
-    ]
-    frame = pd.DataFrame(rows)
-    assert statdeid.claim_lexical_bigrams_best(frame).verdict == SUPPORTED
-    assert statdeid.claim_section_alone(frame).verdict == SUPPORTED
-    assert statdeid.claim_word_precision(frame, 0.05).verdict == SUPPORTED
-    assert statdeid.claim_word_orthography_recall(frame).verdict == SUPPORTED
-    assert statdeid.claim_non_phi_unaffected(frame).verdict == SUPPORTED
-    frame.loc[
-        frame.feature_class.eq("lexical_bigrams") & frame["mode"].eq("without"), "non_phi_precision"
-    ] = 0.97
-    assert statdeid.claim_non_phi_unaffected(frame).verdict == NOT_SUPPORTED
 
 
 # --------------------------------------------------------------------------- commands, tiny
@@ -227,15 +159,17 @@ def test_sibanda2006_on_a_tiny_corpus(toy_systems, tmp_path) -> None:
         "## Where we disagree",
         "## Global context",
         "## §6.4 Feature ranking",
+        "## The ambiguous corpus",
+        "### Table 9's subset",
         "## Corpora: words per class",
     ):
         assert heading in text, heading
-    assert len(report.verdicts) == 6
+    assert len(report.verdicts) == len(sibanda_claims.CLAIMS)
     assert all(v.verdict in common.VERDICTS for v in report.verdicts)
     assert report.verdicts[-1].verdict == NOT_TESTED  # the ranking was not asked for
     # the toy "SVM" memorizes names: it cannot find unseen ones, which the rule must see
-    holds = next(v for v in report.verdicts if "SVM holds" in v.claim)
-    assert holds.verdict in (NOT_SUPPORTED, PARTLY)
+    finds = next(v for v in report.verdicts if "not found in dictionaries" in v.claim)
+    assert finds.verdict in (NOT_SUPPORTED, PARTLY)
     assert "Seed: 0; folds: 3" in text and "(called from Python)" in text
 
 
@@ -263,10 +197,13 @@ def test_tafvizi2011_on_a_tiny_corpus(toy_systems, tmp_path) -> None:
         "Hypothesis 1",
         "Hypothesis 2",
         "Hypothesis 2",
+        "Hypothesis 2",
         "Hypothesis 3",
         "Hypothesis 4",
+        "§6.2",
     ]
     assert all(v.verdict != NOT_TESTED for v in report.verdicts)
+    assert "Z (her test) / p" in text and "|Z| > 1.96 is her significance level" in text
 
 
 def test_tafvizi2011_on_one_corpus_file_leaves_the_cross_corpus_tests_out(
@@ -283,6 +220,7 @@ def test_tafvizi2011_on_one_corpus_file_leaves_the_cross_corpus_tests_out(
     report = tafvizi2011.reproduce(options)
     by_source = {v.source: v.verdict for v in report.verdicts}
     assert by_source["Hypothesis 2, §6.1.2, Table A.13"] == NOT_TESTED
+    assert by_source["Hypothesis 2, §6.1.2, Tables B.4, B.6"] == NOT_TESTED
     assert "give `--other SPEC`" in report.markdown and "### Table B.4" not in report.markdown
     assert "not the papers' Partners discharge summaries" in report.markdown
 

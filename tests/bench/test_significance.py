@@ -262,3 +262,26 @@ def test_z_test_of_two_f_measures_reproduces_tafvizi_table_b8() -> None:
     assert abs(z["Doctors"][0]) == pytest.approx(3.79451, abs=1e-3)
     assert abs(z["Non-PHI"][0]) == pytest.approx(9.18706, abs=2e-3)
     assert z["Patients"][1] < 1e-10
+
+
+def test_randomization_and_bootstrap_of_two_sets_of_documents() -> None:
+    from bench.significance import (
+        STATISTICS,
+        share_at_least,
+        share_at_most,
+        unpaired_bootstrap,
+        unpaired_randomization,
+    )
+
+    good = np.tile([9.0, 1.0, 0.0], (40, 1))
+    bad = np.tile([6.0, 1.0, 3.0], (25, 1))
+    diff, p = unpaired_randomization(good, bad, n_shuffles=999, statistic="recall")
+    assert diff == pytest.approx(1 - 6 / 9) and p == pytest.approx(1 / 1000)
+    assert unpaired_randomization(good, good.copy(), n_shuffles=200)[1] == 1.0
+    f1 = STATISTICS["f1"]
+    observed, reps = unpaired_bootstrap(good, bad, lambda a, b: f1(a) - f1(b), n_resamples=300)
+    assert observed == pytest.approx(f1(good.sum(0)) - f1(bad.sum(0))) and len(reps) == 300
+    # identical notes: every resample gives the same difference
+    assert np.allclose(reps, observed)
+    assert share_at_most(reps, 0.0) == pytest.approx(1 / 301)
+    assert share_at_least(reps, 0.0) == 1.0

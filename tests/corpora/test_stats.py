@@ -75,3 +75,63 @@ def test_paper_columns_beside_ours() -> None:
     assert "| 376 | 376 | 100.0% |" in [r for r in md.splitlines() if r.startswith("| HOSPITAL")][2]
     assert rows["AGE"].endswith("| - | - | - |")  # not a class of the paper
     assert "Swan" not in md and "Ymfgk" not in md
+
+
+def _toy_ambiguous() -> Corpus:
+    """Twelve notes: "Brown" after "Dr." is a doctor, "brown" after "thin" is not."""
+    docs = []
+    for i in range(12):
+        text = f"Seen by Dr. Brown. Thin brown stool. Thin brown urine {i}."
+        docs.append(
+            Document(
+                f"t{i}",
+                text,
+                (Span(12, 17, "DOCTOR"),),
+                (
+                    Mark(12, 17, FLAG_AMBIGUOUS),
+                    Mark(24, 29, FLAG_AMBIGUOUS),
+                    Mark(42, 47, FLAG_AMBIGUOUS),
+                ),
+            )
+        )
+    return Corpus("toy", tuple(docs))
+
+
+def test_ambiguity_shares_count_table9s_subset() -> None:
+    from corpora.stats import ambiguity_shares
+
+    shares = ambiguity_shares(_toy_ambiguous())
+    assert (shares.ambiguous_phi, shares.ambiguous_non_phi) == (12, 24)
+    assert shares.phi_tokens == 12 and shares.of_phi == 1.0
+    assert abs(shares.phi_share - 1 / 3) < 1e-9
+    assert shares.of_non_phi == 24 / shares.non_phi_tokens
+
+
+def test_one_cue_alone_on_held_out_notes() -> None:
+    from corpora.stats import cue_accuracy
+
+    accuracy = cue_accuracy(_toy_ambiguous(), folds=3)
+    assert abs(accuracy["base rate"] - 2 / 3) < 1e-9  # always non-PHI
+    assert accuracy["the word itself"] == accuracy["base rate"]  # "brown" both ways
+    assert accuracy["previous token"] == 1.0  # "dr." vs "thin"
+    assert accuracy["capitalisation"] == 1.0  # "Brown" vs "brown"
+
+
+def test_the_generated_ambiguous_corpus_reaches_table6_and_the_issue_targets(tmp_path, monkeypatch):
+    """The shares are properties of the generator and the variant, so a small generated
+    corpus shows what the default 475 notes show (issue 27: Table 9's subset at least 25 %
+    of the PHI tokens and 12 % of the non-PHI tokens, 15-30 % of it PHI; Table 6's class
+    shares)."""
+    from corpora.ambiguity import CLASS_SHARES
+    from corpora.load import get_variant
+    from corpora.stats import ambiguity_shares
+
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path))
+    corpus = get_variant("ambiguous")(generate_corpus(1, GeneratorConfig(n_documents=120)), seed=0)
+    shares = ambiguity_shares(corpus)
+    assert shares.of_phi >= 0.25 and shares.of_non_phi >= 0.12
+    assert 0.15 <= shares.phi_share <= 0.30
+    frame = distribution_table(corpus)
+    for category, share in CLASS_SHARES.items():
+        ours = frame.loc[category, "ambiguous"] / frame.loc[category, "tokens"]
+        assert abs(ours - share) < 0.02, (category, ours, share)
