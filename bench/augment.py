@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from corpora import stages
 from corpora.model import Document
 from corpora.variants import DOCUMENT_VARIANTS, document_variant
+from infra import stages
 from systems.base import ExtendedTraining, System
 
 #: Copies kept per process, by (variant, seed, document fingerprint); the same training

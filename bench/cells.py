@@ -29,8 +29,8 @@ from bench.execution import environment, execute, progress
 from bench.plan import Plan, Task
 from bench.progress import RunProgress, mark_finished
 from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
-from corpora import stages
 from corpora.model import Corpus, Document, printable
+from infra import stages
 from systems import prediction_cache
 from systems.base import SystemUnavailable
 

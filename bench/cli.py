@@ -688,7 +688,7 @@ def _validate_dictionaries(args: argparse.Namespace) -> None:
 
 def _validate_cache(args: argparse.Namespace) -> None:
     """``--no-cache``, else a cache directory that can be created (owner-only)."""
-    from corpora import cache
+    from infra import cache
 
     if args.command == "list":  # reads no corpus, needs no cache
         return
@@ -1009,7 +1009,7 @@ def _print_table(table: Any, csv_path: str | None) -> None:
     import pandas as pd
 
     from bench.run_types import UsageError
-    from corpora.cache import atomic_write_text
+    from infra.cache import atomic_write_text
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
     print(df.to_markdown(index=False, floatfmt=".4f"))
@@ -1071,9 +1071,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     """Validate the options and run the command; every error of input is one line."""
     from bench.execution import BackendError
     from bench.run_types import UsageError
-    from corpora.cache import CacheError
     from corpora.model import CorpusError, printable
     from corpora.nlp import MissingResourceError
+    from infra.cache import CacheError
 
     try:
         validate(args)
@@ -1101,7 +1101,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(f"error: {printable(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        from corpora.cache import caching_enabled
+        from infra.cache import caching_enabled
 
         resume = "; finished cells are cached, so the same command resumes"
         resume = resume if caching_enabled() else ""

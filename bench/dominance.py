@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from corpora import cache
+from infra import cache
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -17,10 +17,10 @@ does the same for tasks dask gives up on (``KilledWorker``), and stops waiting w
 error when the scheduler has no workers.
 
 Memory.  Each process keeps what it computed for a document (POS tags, encoded features,
-CRF item sequences: :mod:`corpora.memo`) for the next task that needs the same document,
+CRF item sequences: :mod:`infra.memo`) for the next task that needs the same document,
 and no longer: every task carries the fingerprints of the documents it uses and of those
 that any later task (in submission order) uses, and around the task its process releases
-the memo entries of every other document (:func:`corpora.memo.release`).  A worker that
+the memo entries of every other document (:func:`infra.memo.release`).  A worker that
 has finished a corpus so drops it before it starts the next, and the last task leaves the
 process empty.  Tasks are handed out in submission order, so nothing a later task of the
 same process needs is dropped; where a backend reorders them (dask) a dropped entry is only
@@ -51,8 +51,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
-from corpora import memo
 from corpora.model import Document
+from infra import memo
 
 R = TypeVar("R")
 

@@ -21,11 +21,11 @@ options) and the protocol options that decide what is trained and scored (protoc
 training corpus, learning-curve fractions, ``--dictionaries``; for a system that is not
 trained only ``--dictionaries``, since it labels each note alone).  Not part of it: the name a
 system runs under, ``--jobs``, the backend, ``--alpha``, ``--shuffles``, ``--resamples``.
-The code version of the system (:func:`corpora.cache.source_fingerprint`) is recorded too
+The code version of the system (:func:`infra.cache.source_fingerprint`) is recorded too
 and counted separately: a rule edited after looking at the scores is another look.
 
 Where and how.  ``<cache>/ledger/selection.jsonl`` (the cache directory of
-:func:`corpora.cache.cache_root`, ``DEID_BENCH_CACHE``), owner-only: 0700 directories,
+:func:`infra.cache.cache_root`, ``DEID_BENCH_CACHE``), owner-only: 0700 directories,
 0600 files.  One JSON object per line, appended under an exclusive ``flock`` in one
 ``O_APPEND`` write, so concurrent runs never interleave or lose lines; a reader takes a
 shared lock and skips a line it cannot parse (counted).  The ledger is a record, not a
@@ -45,7 +45,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from corpora import cache
+from infra import cache
 
 if TYPE_CHECKING:
     import argparse

@@ -66,7 +66,6 @@ from typing import Any
 
 import numpy as np
 
-from corpora import memo
 from corpora.model import (
     FLAG_AMBIGUOUS,
     FLAG_NOT_IN_DICTIONARY,
@@ -77,6 +76,7 @@ from corpora.model import (
     Document,
     Token,
 )
+from infra import memo
 
 # --------------------------------------------------------------------------------------
 # Counts (the shared contract with the runner; keep the API)

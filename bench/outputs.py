@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.run_types import RunResult, UsageError
-from corpora import cache
 from corpora.model import OUTSIDE, PHI
+from infra import cache
 
 #: Package versions recorded in run.json.
 VERSIONED_PACKAGES = (

@@ -28,9 +28,9 @@ from bench.run_types import (
     check_not_reserved,
     check_objective,
 )
-from corpora import cache
 from corpora.folds import GROUP_BY_CHOICES, group_labels
 from corpora.model import Corpus, Document
+from infra import cache
 from systems import prediction_cache
 from systems.base import FitContext
 

@@ -1,6 +1,6 @@
 """``python -m bench profile RUN``: where a run's worker-seconds went, from its run.json.
 
-Every computed cell records its seconds by stage (:mod:`corpora.stages`: featurize, fit,
+Every computed cell records its seconds by stage (:mod:`infra.stages`: featurize, fit,
 inner fits, predict); the run records the wall seconds of its own steps (plan, execute,
 score).  This module adds them up per system (or per system and corpus) into the Markdown
 table of ``docs/speed.md``, so the profile of a run is a command, not a hand count.
@@ -19,7 +19,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from corpora.stages import OTHER, STAGES
+from infra.stages import OTHER, STAGES
 
 COLUMNS = (*STAGES, OTHER)
 

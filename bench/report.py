@@ -48,8 +48,8 @@ from bench.generalization import variant_section
 from bench.ledger import report_section as ledger_section
 from bench.protocols import NOT_SPLIT
 from bench.run_types import DEFAULT_INNER_FOLDS
-from corpora import cache
 from corpora.model import LABELS, OUTSIDE, printable
+from infra import cache
 
 if TYPE_CHECKING:
     import pandas as pd

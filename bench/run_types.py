@@ -236,7 +236,7 @@ class CellOutcome:
     info: dict[str, Any] = field(default_factory=dict)
     #: ``True`` when the system could not run here (missing optional tool), not a failure.
     skipped: bool = False
-    #: Worker-seconds by stage (:data:`corpora.stages.STAGES`); empty for a cache hit.
+    #: Worker-seconds by stage (:data:`infra.stages.STAGES`); empty for a cache hit.
     stages: dict[str, float] = field(default_factory=dict)
     #: The unscrubbed message and traceback of a failure (``error`` has document text
     #: removed); written only to the owner-only ``--errors`` file, never to a report.

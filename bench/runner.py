@@ -33,8 +33,8 @@ from bench.run_types import (
 )
 from bench.schedule import workers_for
 from bench.scoring import Scorer, headline_subset
-from corpora import cache
 from corpora.model import Corpus
+from infra import cache
 
 
 def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> RunResult:

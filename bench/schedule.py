@@ -26,7 +26,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from corpora import cache
+from infra import cache
 
 if TYPE_CHECKING:
     from systems.base import System

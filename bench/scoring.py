@@ -28,8 +28,8 @@ from bench.run_types import (
     RunConfig,
     SystemSpec,
 )
-from corpora import cache
 from corpora.model import Corpus, Document
+from infra import cache
 
 #: Columns of operating_points.csv.
 OPERATING_POINT_COLUMNS = (

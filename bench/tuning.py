@@ -62,10 +62,10 @@ from bench.run_types import (
     RECALL_OBJECTIVE,
     check_objective,
 )
-from corpora import stages
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from corpora.variants import DOCUMENT_VARIANTS
+from infra import stages
 from systems import prediction_cache
 from systems.base import FitContext, System, Wrapper, fit_with_context, model_selection
 

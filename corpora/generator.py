@@ -26,7 +26,7 @@ hospital or author ask -- while ``--group-by document`` measures it on familiar 
 
 Everything is drawn from one ``random.Random(seed)`` per document (seeded from the corpus
 seed and the document index), so a seed gives the same corpus on any machine, and the
-result is cached on disk (:func:`corpora.cache.cached`) under the seed, size and
+result is cached on disk (:func:`infra.cache.cached`) under the seed, size and
 :data:`GENERATOR_VERSION`.
 """
 
@@ -646,7 +646,7 @@ def default_corpus(
     by seed, size, those knobs and :data:`GENERATOR_VERSION`.  Documents are stored without
     their (lazily computed) tokens: unpickling tokens costs more than re-tokenizing.
     """
-    from corpora.cache import cached, make_key
+    from infra.cache import cached, make_key
 
     n = DEFAULT_N_DOCUMENTS if n_documents is None else n_documents
     if n < 1:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from corpora.model import Corpus, CorpusError, Document
-from corpora.registry import Registry
+from infra.registry import Registry
 
 #: Patient subsets of a corpus: the tuning patients and everyone else.
 SUBSET_NAMES = ("tuning", "evaluation")

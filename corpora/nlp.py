@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from corpora import memo, stages
+from infra import memo, stages
 
 if TYPE_CHECKING:
     from corpora.model import Document
@@ -190,7 +190,7 @@ def warm_cache(documents: Sequence[Document]) -> int:
 
     Tagging is the slowest step of featurization (~15k tokens/s with NLTK's perceptron), so
     the runner, ablations and benchmarks call this before featurizing.  Entries are stored
-    per document, keyed by its fingerprint (see :mod:`corpora.cache`), so any subset of a
+    per document, keyed by its fingerprint (see :mod:`infra.cache`), so any subset of a
     corpus (a fold's training or test part) hits the cache.  Returns how many documents had
     to be tagged in this process (0 when everything came from memory or disk).
     """
@@ -199,7 +199,7 @@ def warm_cache(documents: Sequence[Document]) -> int:
 
 
 def _warm(documents: Sequence[Document]) -> int:
-    from corpora.cache import MISSING, load, make_key, store
+    from infra.cache import MISSING, load, make_key, store
 
     tagged = 0
     for doc in documents:

@@ -148,7 +148,7 @@ def _cached(
     """``compute()`` cached on disk under the variant, its version, the seed, the base
     corpus, the system dictionaries and ``extra`` (the fingerprint of any data file the
     variant reads, so editing the file rebuilds the corpus)."""
-    from corpora.cache import cached, make_key
+    from infra.cache import cached, make_key
 
     dictionaries = system_dictionaries()
 

@@ -7,7 +7,7 @@ by :meth:`System.tags` (like scikit-learn's estimator tags, computed from the in
 ``svm`` with ``mode="multiclass"`` says it predicts categories and the binary one does not);
 the runner reads the tags and never probes attributes.
 
-Systems are found by name in :data:`SYSTEMS`, a :class:`corpora.registry.Registry` that
+Systems are found by name in :data:`SYSTEMS`, a :class:`infra.registry.Registry` that
 imports every module of this package (drop ``systems/mine.py`` with a ``@register``-ed class
 and ``--systems mine`` finds it) and the ``deid_bench.systems`` entry-point group (for
 packages outside this repository: ``mine = "mypkg.module:MyDeid"``).  Every entry has one
@@ -33,7 +33,7 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from corpora.model import Document, check_predictions
-from corpora.registry import Registry
+from infra.registry import Registry
 
 ENTRY_POINT_GROUP = "deid_bench.systems"
 

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from corpora import memo, stages
 from corpora.model import OUTSIDE, Document
+from infra import memo, stages
 from systems.base import FitContext, System, Tags, register
 from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
@@ -161,7 +161,7 @@ class EncodedRows:
 ATTRIBUTE_BYTES = 48
 ITEM_BYTES = 32
 #: Encoded documents, by (fingerprint, feature classes, sequence mode): bounded by
-#: :data:`corpora.memo.BUDGETS` (``crf.encoded``) and released with their documents.
+#: :data:`infra.memo.BUDGETS` (``crf.encoded``) and released with their documents.
 _ENCODED: memo.Memo[tuple[str, tuple[str, ...], str], EncodedRows] = memo.Memo(
     "crf.encoded", weigh=lambda key, rows: rows.nbytes, document=lambda key: key[0]
 )

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from corpora.registry import Registry
+from infra.registry import Registry
 from systems.base import register
 from systems.features.base import FeatureClass
 from systems.svm import FeatureSVM

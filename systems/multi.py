@@ -41,9 +41,9 @@ import scipy.sparse as sp
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.svm import LinearSVC
 
-from corpora import stages
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
+from infra import stages
 from systems import prediction_cache
 from systems.base import (
     SYSTEMS,

@@ -43,8 +43,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from corpora import memo
 from corpora.model import OUTSIDE
+from infra import memo
 
 if TYPE_CHECKING:
     from corpora.model import Token

@@ -45,8 +45,9 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from corpora import cache, nlp
+from corpora import nlp
 from corpora.model import Document
+from infra import cache
 from systems.base import SystemUnavailable, register, register_preset
 from systems.external import (
     ExternalSystem,

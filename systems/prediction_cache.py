@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from corpora import cache, memo, stages
 from corpora.model import Document, check_predictions
+from infra import cache, memo, stages
 from systems.base import FitContext, System, check_scores, fit_with_context
 
 NAMESPACE = "predictions"
@@ -39,7 +39,7 @@ class Prediction:
     info: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     cached: bool = False
-    #: Seconds by :data:`corpora.stages.STAGES` (empty for a cache hit).
+    #: Seconds by :data:`infra.stages.STAGES` (empty for a cache hit).
     stages: dict[str, float] = field(default_factory=dict)
 
 

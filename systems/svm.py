@@ -58,8 +58,8 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from corpora import memo
 from corpora.model import OUTSIDE, PHI, Document
+from infra import memo
 from systems.base import (
     FitContext,
     System,

@@ -186,7 +186,7 @@ class Report:
 
     def write(self, out: Path) -> Path:
         """``out/<name>.md`` and its figures beside it, each written atomically."""
-        from corpora.cache import atomic_write_bytes, atomic_write_text
+        from infra.cache import atomic_write_bytes, atomic_write_text
 
         out.mkdir(parents=True, exist_ok=True)
         for file_name, data in self.figures.items():

@@ -31,7 +31,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from corpora.cache import atomic_write_text
 from corpora.load import ReadResult, reader
 from corpora.model import Corpus, CorpusError, Document, Mark, Span
 from corpora.readers._common import (
@@ -42,6 +41,7 @@ from corpora.readers._common import (
     decode,
     read_bytes,
 )
+from infra.cache import atomic_write_text
 
 _KEYS = frozenset({"id", "text", "spans", "marks", "metadata", "group"})
 #: The metadata key a top-level ``group`` is held under (what :mod:`corpora.folds` groups by).

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from corpora import memo, stages
+from infra import memo, stages
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -77,7 +77,7 @@ class FeatureSpace:
     emits for a token are stored.  ``encode(feature, doc)`` turns the class's per-token
     dicts into int32 CSR arrays of global feature ids, once per (document fingerprint,
     feature key); the dicts themselves are not kept (a 300k-token corpus would need
-    gigabytes for them).  The encodings live in a :class:`corpora.memo.Memo` (bounded,
+    gigabytes for them).  The encodings live in a :class:`infra.memo.Memo` (bounded,
     released with their documents); when a release leaves none and no task is running,
     the vocabulary starts over, so a worker's vocabulary is that of the corpora it holds.
     """

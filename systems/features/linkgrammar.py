@@ -11,7 +11,7 @@ We call the CMU Link Grammar parser through its Python bindings (Debian packages
 ``/usr/lib/python3/dist-packages`` and are picked up from there for a matching Python).
 Like Tafvizi (§4.1.5) we take the first linkage and skip sentences longer than 50 words;
 parsing is the slowest step, so linkages are cached on disk per document
-(:func:`corpora.cache.cached`).  Where the bindings are missing, :func:`unavailable_reason`
+(:func:`infra.cache.cached`).  Where the bindings are missing, :func:`unavailable_reason`
 says why and the ``svm`` system leaves this class out with that reason logged.
 
 Feature names: ``sb-1=<label>:<word>`` and ``sb-2=<label>:<word>|<label>:<word>`` for the
@@ -147,7 +147,7 @@ class SyntacticBigrams(FeatureClass):
 
     def links(self, document: Document) -> list[list[tuple[int, int, str, str, str]]]:
         """Per sentence, the links of its first linkage (cached on disk by fingerprint)."""
-        from corpora.cache import cached, make_key
+        from infra.cache import cached, make_key
 
         lg = _module()[0]
         if lg is None:

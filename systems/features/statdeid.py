@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 from corpora import nlp
 from corpora.dictionaries import normalize, system_dictionaries
-from corpora.registry import Registry
+from infra.registry import Registry
 from systems.features.base import FeatureClass, TokenFeatures
 from systems.features.common import (
     BigramContext,

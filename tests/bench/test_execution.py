@@ -8,8 +8,8 @@ import pytest
 
 from bench.execution import BackendError, documents_in, execute, resolve_backend
 from bench.runner import RunConfig, run
-from corpora.memo import Memo
 from corpora.model import Document
+from infra.memo import Memo
 from tests.bench.toy import make_corpus
 
 

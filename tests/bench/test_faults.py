@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main
-from corpora import cache
 from corpora.readers.jsonl import write_jsonl
+from infra import cache
 from systems.base import register, unregister
 from tests.bench import fault_toys
 from tests.bench.toy import make_corpus

@@ -562,7 +562,7 @@ def test_augment_values_that_mean_nothing_or_too_much_are_refused(
 
 
 def test_a_killed_writers_temporary_file_is_swept_from_the_cache(tmp_path, monkeypatch):
-    from corpora import cache
+    from infra import cache
 
     monkeypatch.setenv(cache.ENV_CACHE, str(tmp_path / "c"))
     assert cache.write_entry("ns/a.pkl", b"one")

@@ -20,8 +20,8 @@ from bench.runner import (
     resolve_systems,
     run,
 )
-from corpora import cache
 from corpora.model import Corpus
+from infra import cache
 from tests.bench.toy import make_corpus
 
 FAST = dict(folds=3, show_progress=False, n_resamples=100, n_shuffles=100)

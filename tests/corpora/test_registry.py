@@ -12,7 +12,7 @@ import pytest
 
 from corpora import readers
 from corpora.load import READER_ENTRY_POINT_GROUP, READERS, VARIANTS
-from corpora.registry import Registry
+from infra.registry import Registry
 from systems.features.statdeid import ALL_FEATURES
 from systems.mega import MEGA_SOURCES
 

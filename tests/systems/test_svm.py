@@ -218,7 +218,7 @@ def test_project_keeps_training_columns_and_drops_unseen() -> None:
 
 
 def test_feature_space_holds_int32_ids_and_restarts_when_released() -> None:
-    from corpora import memo
+    from infra import memo
 
     space = FeatureSpace()
     docs = notes(2, seed=11)
@@ -237,7 +237,7 @@ def test_feature_space_holds_int32_ids_and_restarts_when_released() -> None:
 
 
 def test_a_model_refuses_features_of_a_released_vocabulary() -> None:
-    from corpora import memo
+    from infra import memo
 
     docs = notes(6, seed=12)
     model = LocalContextSVM(features=NO_NLTK).fit(docs[:4])

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from corpora import cache
+from infra import cache
 
 
 @pytest.fixture(autouse=True)
@@ -80,7 +80,7 @@ def test_atomic_write_uses_normal_permissions_unless_asked(tmp_path) -> None:
     import os
     import stat
 
-    from corpora.cache import atomic_write_text
+    from infra.cache import atomic_write_text
 
     old = os.umask(0o022)
     try:

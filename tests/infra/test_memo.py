@@ -1,4 +1,4 @@
-"""The one bounded memo every per-process cache uses (corpora.memo)."""
+"""The one bounded memo every per-process cache uses (infra.memo)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import threading
 import numpy as np
 import pytest
 
-from corpora import memo
-from corpora.memo import BUDGETS, MEMORY_TARGET, Memo
+from infra import memo
+from infra.memo import BUDGETS, MEMORY_TARGET, Memo
 
 
 def test_budget_bounds_the_estimated_size() -> None:

@@ -283,7 +283,7 @@ def cached(namespace: str, key: str, compute: Callable[[], T]) -> T:
     return value
 
 
-_LOCAL_PACKAGES = ("systems", "corpora")
+_LOCAL_PACKAGES = ("systems", "corpora", "infra")
 
 
 def _module_file(module: str) -> Path | None:
@@ -297,7 +297,7 @@ def _module_file(module: str) -> Path | None:
 
 
 def _local_imports(path: Path) -> set[str]:
-    """Names of ``systems.*`` / ``corpora.*`` modules a source file imports."""
+    """Names of ``systems.*`` / ``corpora.*`` / ``infra.*`` modules a source file imports."""
     import ast
 
     try:
@@ -319,7 +319,7 @@ _SOURCE_FINGERPRINTS: dict[str, str] = {}
 
 
 def source_fingerprint(module: str) -> str:
-    """A hash of a module and every ``systems``/``corpora`` module it imports, transitively.
+    """A hash of a module and every ``systems``/``corpora``/``infra`` module it imports, transitively.
 
     Part of the cache keys of predictions and scores, so editing a system (or a feature
     class, the tokenizer, a dictionary loader it uses) invalidates exactly what depends on

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from corpora import cache
+from infra import cache
 
 
 def _mode(path: Path) -> int:
