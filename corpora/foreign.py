@@ -7,7 +7,7 @@ estimate needs a transform no training step used.  This one replaces every name 
 with *real* first names, surnames, cities, regions, countries and streets of other
 countries, taken from the per-locale data the maintained `Faker
 <https://pypi.org/project/Faker/>`_ package ships in its wheel (no network), and it is kept
-out of every augmentation: ``--augment foreign`` is refused (:mod:`bench.generalization`).
+out of every augmentation: ``--augment foreign`` is refused (:mod:`bench.score.generalization`).
 
 What changes, what stays:
 

@@ -193,7 +193,7 @@ class Document:
     def text_key(self) -> str:
         """A hash of the note's text alone, normalised (case-folded, runs of white space as
         one space): the same note under another id, file or layout has the same key, so
-        training and scored notes are compared by what they say (:mod:`bench.overlap`)."""
+        training and scored notes are compared by what they say (:mod:`bench.run.overlap`)."""
         return _text_hash(self.text)
 
     @cached_property

@@ -7,7 +7,7 @@ three from :attr:`Document.tokens` -- token counts by gold label and by the ``am
 / ``not_in_dictionary`` flags the variants set -- so the same numbers come out for the
 embedded corpus, PhysioNet or a user's data.  Only counts are reported, never PHI text.
 
-Given the paper's own columns (``paper``, from :mod:`bench.paper_figures`; this layer does
+Given the paper's own columns (``paper``, from :mod:`bench.reproduce.paper_figures`; this layer does
 not import it), :func:`stats_markdown` prints them beside ours, with each class's share,
 because the corpora differ in size: what should match is the proportions -- how much of
 each class is ambiguous or missing from the dictionaries, and what share of the ambiguous
@@ -279,7 +279,7 @@ def stats_markdown(
 
 def _table9_tokens(corpus: Corpus) -> list[list[Token]]:
     """Per document, the tokens Table 9 scores: uses of ambiguous words whose gold label is
-    non-PHI or a person, place or organization (:data:`bench.metrics.SUBSETS`'s
+    non-PHI or a person, place or organization (:data:`bench.score.metrics.SUBSETS`'s
     ``ambiguous``; ambiguous dates left out, as the table's title says)."""
     keep = {OUTSIDE, *PEOPLE_LOCATIONS_ORGANIZATIONS}
     return [

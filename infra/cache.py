@@ -319,7 +319,8 @@ _SOURCE_FINGERPRINTS: dict[str, str] = {}
 
 
 def source_fingerprint(module: str) -> str:
-    """A hash of a module and every ``systems``/``corpora``/``infra`` module it imports, transitively.
+    """A hash of a module and every ``systems``/``corpora``/``infra`` module it imports,
+    transitively.
 
     Part of the cache keys of predictions and scores, so editing a system (or a feature
     class, the tokenizer, a dictionary loader it uses) invalidates exactly what depends on

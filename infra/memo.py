@@ -7,7 +7,7 @@ gold codes, token forms -- is a :class:`Memo` with the same policy:
   entry that would go over it pushes out the least recently used ones;
 * **released with its documents**: a memo keyed by document says how
   (``document=``); :func:`release` drops the entries of every document that no task left
-  in the run needs.  :mod:`bench.execution` calls it around each task, so a worker that
+  in the run needs.  :mod:`bench.run.execution` calls it around each task, so a worker that
   has finished a corpus does not carry it into the next one;
 * **thread-safe**: dask workers run tasks in threads.  A value is computed outside the lock
   (two threads may compute the same entry; both get equal values).
@@ -53,7 +53,7 @@ BUDGETS: dict[str, int] = {
     "nlp.lemmas": 48 * MB,
     "nlp.sentence_tags": 64 * MB,
     "nlp.lemma": 24 * MB,
-    # bench.metrics: gold label codes and gold entities per document (scoring)
+    # bench.score.metrics: gold label codes and gold entities per document (scoring)
     "metrics.gold": 32 * MB,
     "metrics.gold_entities": 32 * MB,
     # systems.patterns: dictionary look-up form of a token text

@@ -104,7 +104,7 @@ class FitContext:
 class HarnessError(RuntimeError):
     """An error whose message the harness (or a system's author) wrote from ids, counts
     and file names only, never from note text: reports show it as it is
-    (:mod:`bench.scrub`), where any other exception shows only its type and location."""
+    (:mod:`bench.run.scrub`), where any other exception shows only its type and location."""
 
 
 class SystemUnavailable(HarnessError):
@@ -142,7 +142,7 @@ class System(ABC):
     #: line, printed in every report's systems table.  Required when there is a citation
     #: (:mod:`systems.conformance`).
     departures: ClassVar[str] = ""
-    #: Scoring subsets (names of :data:`bench.metrics.SUBSETS`) its source compared it on
+    #: Scoring subsets (names of :data:`bench.score.metrics.SUBSETS`) its source compared it on
     #: besides the headline: the report adds a table of every system on each.
     compared_on: ClassVar[tuple[str, ...]] = ()
     #: Cheap parameters for checking the adapter contract on a few short notes
@@ -158,14 +158,14 @@ class System(ABC):
     #: The only categories the system is scored on, or ``None`` for all.
     evaluated_labels: ClassVar[frozenset[str] | None] = None
     #: Rough cost per token relative to ``svm`` (training included), used only to start
-    #: the costliest tasks first (:mod:`bench.schedule`); ``None``: guess from
+    #: the costliest tasks first (:mod:`bench.run.schedule`); ``None``: guess from
     #: :attr:`requires_training`.  Never affects results.
     relative_cost: ClassVar[float | None] = None
     #: ``True`` when :meth:`fit` takes a keyword ``context`` (:class:`FitContext`).
     fit_context: ClassVar[bool] = False
     #: ``True`` for a de-identifier that exists outside this harness and is run as it ships
     #: (:class:`systems.external.ExternalSystem`): ``--systems peers`` chooses these and
-    #: ``--systems all`` leaves them out (:mod:`bench.plan`).
+    #: ``--systems all`` leaves them out (:mod:`bench.run.plan`).
     external: ClassVar[bool] = False
 
     # -- capabilities ----------------------------------------------------------------------
@@ -191,7 +191,7 @@ class System(ABC):
     def search_space(self) -> dict[str, list[Any]]:
         """Hyperparameter values worth trying for this system (``--tune``), by parameter.
 
-        Selection happens inside the training folds only (:mod:`bench.tuning`).  A
+        Selection happens inside the training folds only (:mod:`bench.training.tuning`).  A
         system that scores tokens also has its decision threshold chosen there, from the
         out-of-fold scores, without refitting.  Empty: nothing to tune.
         """
@@ -299,8 +299,8 @@ class System(ABC):
 
 class Wrapper(System):
     """A system around another one, changing how it is trained but not what it is:
-    model selection (:mod:`bench.tuning`) and training-set augmentation
-    (:mod:`bench.augment`) are wrappers the runner applies at the run level.
+    model selection (:mod:`bench.training.tuning`) and training-set augmentation
+    (:mod:`bench.training.augment`) are wrappers the runner applies at the run level.
 
     The wrapped system is the constructor parameter ``system``, so it is part of
     :meth:`get_params` (and of the prediction-cache key, by its ``repr``).  The wrapper
@@ -371,8 +371,8 @@ class Wrapper(System):
 
 class ExtendedTraining(Wrapper):
     """A wrapper that trains the wrapped system on its training documents and more:
-    transformed copies of them (:class:`bench.augment.Augmented`) or notes that are never
-    scored (:class:`bench.extra_training.ExtraTraining`).  Subclasses say what to add
+    transformed copies of them (:class:`bench.training.augment.Augmented`) or notes that are never
+    scored (:class:`bench.training.extra_training.ExtraTraining`).  Subclasses say what to add
     (:meth:`added_documents`) and the :meth:`fitted_info` key that counts it."""
 
     added_key: ClassVar[str] = "added_documents"
@@ -404,7 +404,7 @@ _ON_SELECTION_END: list[Callable[[], None]] = []
 @contextlib.contextmanager
 def model_selection() -> Iterator[None]:
     """A block in which several candidates of one system are fitted on the same
-    documents (model selection, :mod:`bench.tuning`): a system may keep for the next
+    documents (model selection, :mod:`bench.training.tuning`): a system may keep for the next
     candidate what does not depend on its hyperparameters (:func:`selecting`), and it is
     dropped when the block ends (:func:`on_selection_end`)."""
     token = _SELECTING.set(True)

@@ -3,7 +3,7 @@
 Neamatullah et al. (2008) published the Perl program whose rules ``mimic`` re-implements
 (Tafvizi 2011, §2.5).  Running the original beside the re-implementation shows how close
 the re-implementation comes (the report's *Re-implementation vs original* table,
-:mod:`bench.peer_comparison`).  The program is GPL-2 and is never copied into this
+:mod:`bench.score.peer_comparison`).  The program is GPL-2 and is never copied into this
 project: it is run from the user's own install (``--param deidpl.home=DIR``, else
 ``DEID_BENCH_DEIDPL``, else ``../shared/peers/deid-1.1`` beside the project or under
 ``DEID_BENCH_SHARED``); without one, or without ``perl``, the system is reported as not run

@@ -16,7 +16,7 @@ name, case-insensitive) first, then :data:`TYPE_RULES` -- words that name the ki
 the type ("Doctor Last Name" -> DOCTOR, "PHONE_NUMBER" -> PHONE, "DATE_TIME" -> DATE) -- and
 finally the binary label ``PHI`` for a span without a type or with a type no rule knows
 (masked text carries no type).  Binary ``PHI`` tokens count in the PHI-vs-non-PHI scores and
-in no category (:mod:`bench.metrics`).  A mapping to ``O`` drops that type.
+in no category (:mod:`bench.score.metrics`).  A mapping to ``O`` drops that type.
 
 **Timeouts count the tool's CPU seconds** (``RLIMIT_CPU``; the kernel ends a process that
 spends them), not wall-clock seconds: a note's fate must not depend on ``--jobs`` or on
@@ -32,7 +32,7 @@ shown, since tools echo their input).  ``on_error`` decides how the note is scor
 * ``"redact"`` (default): every token of the note is ``PHI``.  A de-identification
   pipeline does not release a note its tool failed on, so the note counts as withheld: all
   its PHI is caught and all its other words are lost (false positives).  It is never scored
-  as "no PHI found", and the report lists every such note (:mod:`bench.report`).
+  as "no PHI found", and the report lists every such note (:mod:`bench.report.render`).
 * ``"fail"``: the whole cell fails with the list of notes, and the system is reported
   failed on that fold while the other systems finish.
 """
@@ -589,7 +589,7 @@ class ExternalSystem(System):
     overrides, consulted first) and ``on_error``.
     """
 
-    #: The ``peers`` group of ``--systems`` (:mod:`bench.plan`).
+    #: The ``peers`` group of ``--systems`` (:mod:`bench.run.plan`).
     external: ClassVar[bool] = True
     requires_training = False
     uses_nlp = False
@@ -599,7 +599,7 @@ class ExternalSystem(System):
     #: rules, after :attr:`type_labels`).
     type_rules: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: The registered system this tool is the original of (``deidpl`` -> ``mimic``): the
-    #: report then compares the two (:mod:`bench.peer_comparison`).
+    #: report then compares the two (:mod:`bench.score.peer_comparison`).
     original_of: ClassVar[str | None] = None
 
     labels: Mapping[str, str] | str | None

@@ -29,7 +29,7 @@ Operating point.  In de-identification a missed PHI token leaks data while a fal
 only redacts a word, so recall matters more than precision.  Two knobs move the operating
 point: ``class_weight`` (default: PHI errors cost ``2x`` -- liblinear's per-class ``C``)
 and ``threshold`` on the PHI score of :meth:`FeatureSVM.score_tokens` (default 0, the
-SVM's own boundary).  :func:`bench.ablation.precision_recall_curve` sweeps the threshold.
+SVM's own boundary).  :func:`bench.reproduce.ablation.precision_recall_curve` sweeps the threshold.
 
 Two stages.  ``two_stage=True`` (offered by ``mega``) adds the Illinois tagger's second
 stage (Tafvizi 2011, §2.4; proposed for Mega in §7.2.3): a second SVM over the same
@@ -105,7 +105,7 @@ LIBLINEAR_DUAL = True
 #: solution (no such change at 4 to 32) and still merges a note with its augmented copies.
 MERGE_LIMIT = 8
 MODES = ("binary", "multiclass")
-#: ``--tune`` grid of the SVMs (:mod:`bench.tuning`).  The weight of PHI errors spans the
+#: ``--tune`` grid of the SVMs (:mod:`bench.training.tuning`).  The weight of PHI errors spans the
 #: embedded corpus's default (2, where 13 % of tokens are PHI) to ``"balanced"`` (about 200
 #: on ICU notes, where 0.5 % are); the cost spans an order of magnitude around the default.
 SEARCH_C = (0.1, 0.5)

@@ -2,7 +2,7 @@
 counts, verdicts, and the Markdown pieces of the reports.
 
 A reproduction is the paper's experiments run through the one runner
-(:func:`bench.runner.run`, cached per cell, so a repeated command or a ``run`` with the same
+(:func:`bench.run.runner.run`, cached per cell, so a repeated command or a ``run`` with the same
 systems, corpora, folds and seed reuses every prediction), then each published table printed
 beside ours and each claim of the paper judged by the one rule of ``docs/reproduce.md``
 (:func:`bench.reproduce.verdicts.judge`) from the tests of its parts.  A verdict is one of
@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bench.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
+from bench.score.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bench.paper_figures import Published as PublishedRow
-    from bench.run_types import RunConfig, RunResult
-    from bench.scoring import Scorer
+    from bench.reproduce.paper_figures import Published as PublishedRow
+    from bench.run.run_types import RunConfig, RunResult
+    from bench.score.scoring import Scorer
 
 SUPPORTED = "supported"
 PARTLY = "partly supported"
@@ -94,7 +94,7 @@ class Options:
         **overrides: Any,
     ) -> RunConfig:
         """The runner's configuration for ``roles`` on ``corpora`` with these options."""
-        from bench.run_types import RunConfig
+        from bench.run.run_types import RunConfig
 
         systems = [r.system if r.name == r.system else f"{r.name}={r.system}" for r in roles]
         params = {r.name: dict(r.params) for r in roles if r.params}
@@ -243,7 +243,7 @@ def header(
     lines: Sequence[str] = (),
 ) -> list[str]:
     """The report's title and "How this was produced" section."""
-    from bench.outputs import package_versions
+    from bench.report.outputs import package_versions
 
     command = " ".join(options.command) if options.command else "(called from Python)"
     packages = ", ".join(f"{k} {v}" for k, v in package_versions().items() if v is not None)
@@ -316,9 +316,9 @@ def figure_png(fig: Any) -> bytes:
 
 
 def run(config: RunConfig, preloaded: Mapping[str, Any] | None = None) -> RunResult:
-    """:func:`bench.runner.run`, with progress on stderr.  A system that fails leaves its
+    """:func:`bench.run.runner.run`, with progress on stderr.  A system that fails leaves its
     table rows "not run" and its claims "not tested"; :func:`failures_section` lists it."""
-    from bench.runner import run as run_cells
+    from bench.run.runner import run as run_cells
 
     return run_cells(config, preloaded)
 
@@ -337,10 +337,10 @@ def failures_section(results: Sequence[RunResult]) -> list[str]:
 
 
 def scorer_for(result: RunResult) -> Scorer:
-    """A :class:`bench.scoring.Scorer` over a finished run (for tests the runner does not
+    """A :class:`bench.score.scoring.Scorer` over a finished run (for tests the runner does not
     make: other subsets, other pairs, the same system on two corpora)."""
-    from bench.plan import resolve_systems
-    from bench.scoring import Scorer
+    from bench.run.plan import resolve_systems
+    from bench.score.scoring import Scorer
 
     specs = resolve_systems(result.config.systems, result.config)
     return Scorer(result.outcomes, result.corpora, result.splits, specs, result.config)
@@ -382,7 +382,7 @@ def document_counts(
     fraction: float = 1.0,
 ) -> dict[str, np.ndarray]:
     """Per-document (tp, fp, fn) of ``system`` on ``corpus``, by document id."""
-    from bench import metrics
+    from bench.score import metrics
 
     got = scorer.pooled(system, corpus, fraction)
     if got is None:
@@ -404,7 +404,7 @@ def aligned(*by_id: Mapping[str, np.ndarray]) -> list[np.ndarray] | None:
 
 def measure(counts: Mapping[str, np.ndarray], statistic: str = "f1") -> float:
     """A statistic of summed per-document counts."""
-    from bench.significance import STATISTICS
+    from bench.score.significance import STATISTICS
 
     if not counts:
         return float("nan")

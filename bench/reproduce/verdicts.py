@@ -13,7 +13,7 @@ Then, with Holm's correction over the claim's parts (its family):
 * **not tested**: no part could be measured.
 
 Tests are on documents, never on tokens as if they were independent
-(:mod:`bench.significance`): approximate randomization when two systems (or settings)
+(:mod:`bench.score.significance`): approximate randomization when two systems (or settings)
 labelled the same documents, a randomization test that deals documents again between the
 two sets when they did not, and a bootstrap over documents when the part is about a size
 ("at most one point lower", "within one point of", "above 81 %").  The token z-test of
@@ -73,7 +73,7 @@ def judge(parts: Sequence[Part], alpha: float) -> tuple[str, str]:
     Holm's correction runs over the measured parts; the evidence says how many parts hold
     significantly and names every other part with its numbers and corrected p.
     """
-    from bench.significance import holm_adjusted
+    from bench.score.significance import holm_adjusted
 
     measured = [p for p in parts if p.measured]
     if not measured:
@@ -160,7 +160,7 @@ def higher(
     """The part "``a``'s statistic is above ``b``'s" (below, with ``lower``): approximate
     randomization when both labelled the same documents, else the two-sample
     randomization test."""
-    from bench.significance import approximate_randomization, unpaired_randomization
+    from bench.score.significance import approximate_randomization, unpaired_randomization
 
     if not a or not b:
         return Part(label, None, float("nan"))
@@ -213,7 +213,7 @@ def within(
     """A part about the size of ``a - b`` (``margin`` in points): ``"both"``, within
     ``margin`` either way (two one-sided bootstrap tests, the larger p); ``"not lower"``,
     ``a`` at most ``margin`` below ``b``; ``"not higher"``, at most ``margin`` above."""
-    from bench.significance import share_at_least, share_at_most
+    from bench.score.significance import share_at_least, share_at_most
 
     if not a or not b:
         return Part(label, None, float("nan"))
@@ -241,7 +241,7 @@ def beyond(
 ) -> Part:
     """The part "the statistic is above ``value``" (below, with ``below``): bootstrap over
     documents."""
-    from bench.significance import STATISTICS, paired_bootstrap, share_at_least, share_at_most
+    from bench.score.significance import STATISTICS, paired_bootstrap, share_at_least, share_at_most
 
     if not counts:
         return Part(label, None, float("nan"))
@@ -266,7 +266,7 @@ def sized(
     """The part "a statistic of several paired counts is above ``bound``" (below, with
     ``below``), e.g. a difference of two gains (``share``: a share, such as of sentences with
     one entity): bootstrap over the documents they share."""
-    from bench.significance import paired_bootstrap, share_at_least, share_at_most
+    from bench.score.significance import paired_bootstrap, share_at_least, share_at_most
 
     arrays = aligned(*counts)
     if arrays is None:
@@ -283,7 +283,7 @@ def sized(
 def _difference_replicates(
     a: Counts, b: Counts, options: Options, statistic: str
 ) -> tuple[float, np.ndarray]:
-    from bench.significance import STATISTICS, paired_bootstrap, unpaired_bootstrap
+    from bench.score.significance import STATISTICS, paired_bootstrap, unpaired_bootstrap
 
     f = STATISTICS[statistic]
     pair = aligned(a, b)

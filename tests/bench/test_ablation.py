@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bench import ablation
+from bench.reproduce import ablation
 from corpora.model import Corpus
 from systems.features.statdeid import STATDEID_FEATURES
 from tests.conftest import requires_nltk
@@ -115,7 +115,7 @@ def test_precision_recall_curve_and_operating_point(corpus: Corpus) -> None:
     gold, pred, _ = ablation.cross_validate(
         corpus, folds=3, system_params={"features": NO_NLTK, "threshold": point["threshold"] - 1e-9}
     )
-    from bench.metrics import token_counts
+    from bench.score.metrics import token_counts
 
     assert token_counts(gold, pred).recall == pytest.approx(point["recall"])
 

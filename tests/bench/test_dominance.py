@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 import pandas as pd
 import pytest
 
-from bench.dominance import COLUMNS, EQUAL, NEITHER, answer, rule_based_peers, verdict
-from bench.outputs import write_outputs
-from bench.runner import RunConfig, run
+from bench.report.outputs import write_outputs
+from bench.run.runner import RunConfig, run
+from bench.score.dominance import COLUMNS, EQUAL, NEITHER, answer, rule_based_peers, verdict
 from corpora.model import OUTSIDE, Document
 from systems.base import register, unregister
 from tests.bench.toy import CapitalizedSystem, make_corpus

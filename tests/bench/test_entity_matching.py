@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bench.metrics import Entity, _match_entities, entities_from_labels
+from bench.score.metrics import Entity, _match_entities, entities_from_labels
 from corpora.model import OUTSIDE, Token
 
 

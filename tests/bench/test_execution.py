@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from bench.execution import BackendError, documents_in, execute, resolve_backend
-from bench.runner import RunConfig, run
+from bench.run.execution import BackendError, documents_in, execute, resolve_backend
+from bench.run.runner import RunConfig, run
 from corpora.model import Document
 from infra.memo import Memo
 from tests.bench.toy import make_corpus
@@ -50,7 +50,7 @@ def test_joblib_workers_may_keep_their_caches() -> None:
     tasks raise it so caches survive from one task to the next."""
     import os
 
-    from bench.execution import WORKER_MEMORY_GROWTH
+    from bench.run.execution import WORKER_MEMORY_GROWTH
 
     got = execute(leak_threshold_and_pid, [(i,) for i in range(4)], jobs=2, show_progress=False)
     assert {threshold for threshold, _ in got} == {WORKER_MEMORY_GROWTH}

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from bench.extra_training import ExtraTraining, extra_corpus
-from bench.outputs import write_outputs
-from bench.runner import RunConfig, UsageError, run
-from bench.tuning import Tuned
+from bench.report.outputs import write_outputs
+from bench.run.runner import RunConfig, UsageError, run
+from bench.training.extra_training import ExtraTraining, extra_corpus
+from bench.training.tuning import Tuned
 from corpora.readers.jsonl import write_jsonl
 from tests.bench.toy import RecordingSystem, make_corpus, make_document
 

@@ -149,7 +149,7 @@ def test_a_failure_while_writing_keeps_the_previous_report(
     out = tmp_path / "report"
     _report(tmp_path, corpus_file, "toy-capitals", out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    from bench import report
+    from bench.report import render as report
 
     def broken(*args, **kwargs):
         raise fault
@@ -227,7 +227,7 @@ def test_dask_scheduler_without_workers_times_out(
 
 
 def test_joblib_task_that_kills_its_worker_is_lost_and_the_others_finish(fault_systems) -> None:
-    from bench.execution import execute
+    from bench.run.execution import execute
 
     got = execute(
         fault_toys.square_or_die,
@@ -246,7 +246,7 @@ def test_dask_task_that_kills_its_workers_is_lost_and_the_others_finish(
 ) -> None:
     dask = pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
-    from bench.execution import execute
+    from bench.run.execution import execute
 
     monkeypatch.setenv("DEID_BENCH_DASK_TIMEOUT", "30")
     with (

@@ -7,15 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bench.generalization import (
+from bench.report.outputs import write_outputs
+from bench.run.runner import RunConfig, UsageError, run
+from bench.score.generalization import (
     CATEGORY_COLUMNS,
     category_counts,
     estimate_note,
     spec_variants,
     training_transforms,
 )
-from bench.outputs import write_outputs
-from bench.runner import RunConfig, UsageError, run
 from corpora.foreign import foreign
 from corpora.model import Corpus
 from corpora.variants import unseen

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main
-from bench.outputs import MARKER, OutputLock
+from bench.report.outputs import MARKER, OutputLock
 from corpora.model import Corpus, Document, Span
 from corpora.readers.jsonl import write_jsonl
 from tests.bench import fault_toys
@@ -62,7 +62,7 @@ def _other_names(corpus: Corpus) -> Corpus:
 
 def _long_corpus(n: int = 12) -> Corpus:
     """Toy notes each with a sentence of its own: long enough that the same note with other
-    names is a copy, not another note of one short template (bench.overlap)."""
+    names is a copy, not another note of one short template (bench.run.overlap)."""
     docs = []
     for d in make_corpus(n).documents:
         own = " ".join(f"{d.id}w{j}" for j in range(40))
@@ -218,7 +218,7 @@ def test_more_inner_folds_than_training_patients_is_refused(toy_systems, tmp_pat
 
 
 def test_tuning_never_reports_defaults_as_a_selection() -> None:
-    from bench.tuning import Tuned
+    from bench.training.tuning import Tuned
     from tests.bench.toy import RecordingSystem
 
     with pytest.raises(ValueError, match="cannot make 5 folds"):

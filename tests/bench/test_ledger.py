@@ -10,10 +10,10 @@ import stat
 
 import pytest
 
-from bench import ledger
 from bench.cli import main
-from bench.outputs import write_outputs
-from bench.runner import RunConfig, run
+from bench.report import ledger
+from bench.report.outputs import write_outputs
+from bench.run.runner import RunConfig, run
 from corpora.model import Corpus, Document
 from tests.bench.toy import make_corpus
 

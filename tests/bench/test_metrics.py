@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.metrics import (
+from bench.score.metrics import (
     SUBSETS,
     Counts,
     ScoreRow,

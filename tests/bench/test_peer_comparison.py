@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from bench.outputs import write_outputs
-from bench.peer_comparison import cohen_kappa
-from bench.runner import RunConfig, run
+from bench.report.outputs import write_outputs
+from bench.run.runner import RunConfig, run
+from bench.score.peer_comparison import cohen_kappa
 from corpora.model import Document
 from systems.base import register, unregister
 from systems.external import ExternalSystem, FoundSpan, NoteError

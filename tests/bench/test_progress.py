@@ -7,7 +7,7 @@ import io
 import os
 import time
 
-from bench.progress import ENV_PROGRESS, RunProgress, mark_finished
+from bench.run.progress import ENV_PROGRESS, RunProgress, mark_finished
 
 
 def test_long_run_announces_itself_and_reports_cells_as_workers_finish(monkeypatch) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.protocols import (
+from bench.run.protocols import (
     LEARNING_CURVE_FRACTIONS,
     cross_corpus,
     cross_validation,

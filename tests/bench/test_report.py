@@ -8,10 +8,11 @@ import re
 import pandas as pd
 import pytest
 
-from bench import paper_figures, report
-from bench.outputs import run_info
-from bench.report import PLO
-from bench.runner import RunConfig, run
+from bench.report import render as report
+from bench.report.outputs import run_info
+from bench.report.render import PLO
+from bench.reproduce import paper_figures
+from bench.run.runner import RunConfig, run
 from corpora.model import LABELS, Corpus
 from systems.base import register, unregister
 from tests.bench import toy

@@ -104,7 +104,7 @@ def test_every_claim_is_the_rule_on_its_parts(claim) -> None:
 
 
 def test_paper_figure_inside_our_interval() -> None:
-    from bench.paper_figures import Published
+    from bench.reproduce.paper_figures import Published
 
     r = pd.Series(
         {"precision": 0.9, "recall": 0.9, "f1": 0.9, "f1_ci_low": 0.88, "f1_ci_high": 0.92}

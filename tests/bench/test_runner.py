@@ -10,8 +10,8 @@ import stat
 import pandas as pd
 import pytest
 
-from bench.outputs import summary_table, write_error_analysis, write_outputs
-from bench.runner import (
+from bench.report.outputs import summary_table, write_error_analysis, write_outputs
+from bench.run.runner import (
     RESULT_COLUMNS,
     SIGNIFICANCE_COLUMNS,
     RunConfig,
@@ -213,8 +213,8 @@ def test_runner_throughput_on_cached_cells(toy_systems, benchmark) -> None:
 
 
 def test_one_pass_bootstrap_counts_match_the_exact_per_row_counts() -> None:
-    from bench import metrics, significance
-    from bench.scoring import score_predictions
+    from bench.score import metrics, significance
+    from bench.score.scoring import score_predictions
     from tests.bench.toy import MemorySystem
 
     corpus = make_corpus(8)

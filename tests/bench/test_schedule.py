@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bench import cells, schedule
-from bench.runner import RunConfig, run
+from bench.run import cells, schedule
+from bench.run.runner import RunConfig, run
 from tests.bench.toy import CapitalizedSystem, MemorySystem, make_corpus
 
 FAST = dict(folds=3, show_progress=False, n_resamples=50, n_shuffles=50)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bench.metrics import per_document_counts, token_correctness
-from bench.significance import (
+from bench.score.metrics import per_document_counts, token_correctness
+from bench.score.significance import (
     approximate_randomization,
     bootstrap_f1_ci,
     mcnemar,
@@ -201,7 +201,8 @@ def test_pairwise_tests_rows_from_metrics() -> None:
 def test_one_shuffle_and_resample_default_everywhere() -> None:
     import inspect
 
-    from bench import run_types, significance
+    from bench.run import run_types
+    from bench.score import significance
 
     assert run_types.RunConfig().n_shuffles == significance.DEFAULT_SHUFFLES == 10_000
     assert run_types.RunConfig().n_resamples == significance.DEFAULT_RESAMPLES
@@ -212,7 +213,7 @@ def test_one_shuffle_and_resample_default_everywhere() -> None:
 
 
 def test_holm_step_down_by_hand() -> None:
-    from bench.significance import holm, holm_adjusted
+    from bench.score.significance import holm, holm_adjusted
 
     # m = 3: 0.01 < 0.05/3 rejected; 0.02 < 0.05/2 rejected; 0.04 < 0.05/1 rejected
     assert holm({"a": 0.01, "b": 0.02, "c": 0.04}, 0.05) == {"a": True, "b": True, "c": True}
@@ -229,7 +230,7 @@ def test_holm_step_down_by_hand() -> None:
 
 
 def test_precision_statistic_and_paired_bootstrap() -> None:
-    from bench.significance import STATISTICS, paired_bootstrap_ci
+    from bench.score.significance import STATISTICS, paired_bootstrap_ci
 
     a = np.array([[8, 2, 0], [9, 1, 1], [7, 3, 2]], dtype=float)
     b = np.array([[8, 0, 0], [9, 0, 1], [7, 1, 2]], dtype=float)
@@ -265,7 +266,7 @@ def test_z_test_of_two_f_measures_reproduces_tafvizi_table_b8() -> None:
 
 
 def test_randomization_and_bootstrap_of_two_sets_of_documents() -> None:
-    from bench.significance import (
+    from bench.score.significance import (
         STATISTICS,
         share_at_least,
         share_at_most,

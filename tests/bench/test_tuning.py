@@ -8,13 +8,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 
-from bench.augment import Augmented, describe_augment, parse_augment
-from bench.outputs import run_info
-from bench.plan import resolve_systems
-from bench.report import render_report
-from bench.run_types import CellOutcome, RunResult, UsageError
-from bench.runner import RunConfig, run
-from bench.tuning import FINALISTS, Objective, Tuned, candidates
+from bench.report.outputs import run_info
+from bench.report.render import render_report
+from bench.run.plan import resolve_systems
+from bench.run.run_types import CellOutcome, RunResult, UsageError
+from bench.run.runner import RunConfig, run
+from bench.training.augment import Augmented, describe_augment, parse_augment
+from bench.training.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE
 from corpora.variants import NAME_CATEGORIES
 from tests.bench.toy import MemorySystem, RecordingSystem, make_corpus

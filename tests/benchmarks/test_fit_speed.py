@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.augment import augmented_copy
+from bench.training.augment import augmented_copy
 from corpora import nlp
 from corpora.load import LoadOptions, load_corpus
 from corpora.model import Document

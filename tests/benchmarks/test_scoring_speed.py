@@ -1,14 +1,14 @@
 """How long scoring one 5 MB note takes (docs/cli.md quotes the figure).
 
 Entity matching used to compare every gold phrase with every predicted one, so a single
-5 MB note ran for minutes; the sort-and-sweep (:func:`bench.metrics._match_entities`) is
+5 MB note ran for minutes; the sort-and-sweep (:func:`bench.score.metrics._match_entities`) is
 linear after sorting.  Run with ``pytest tests/benchmarks/test_scoring_speed.py
 --benchmark-enable``; the document's size and tokens are in ``extra_info``.
 """
 
 from __future__ import annotations
 
-from bench.metrics import entity_scores, token_scores
+from bench.score.metrics import entity_scores, token_scores
 from corpora.model import Document, Span
 
 LINE = "Pt Smith seen at Mercy on 3/14 by Dr Jones, stable, plan unchanged.\n"

@@ -125,7 +125,7 @@ def test_edit_text_moves_spans_and_marks_exactly() -> None:
 
 
 def test_table6_targets_match_the_published_figures() -> None:
-    from bench.paper_figures import SU06_TABLE1, SU06_TABLE6_AMBIGUOUS
+    from bench.reproduce.paper_figures import SU06_TABLE1, SU06_TABLE6_AMBIGUOUS
 
     for category, (ambiguous, total) in TABLE6_AMBIGUOUS_WORDS.items():
         assert SU06_TABLE6_AMBIGUOUS[category] == ambiguous

@@ -64,7 +64,7 @@ def test_markdown_has_three_tables_and_no_phi_text() -> None:
 
 
 def test_paper_columns_beside_ours() -> None:
-    from bench.paper_figures import su06_corpus_columns
+    from bench.reproduce.paper_figures import su06_corpus_columns
 
     md = stats_markdown(_corpus(), su06_corpus_columns())
     # ours: 2 ambiguous tokens, 1 of them PHI; the paper's Table 6: 4,849 words, 1,068 PHI

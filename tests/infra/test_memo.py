@@ -114,7 +114,7 @@ def test_every_memo_has_a_budget_and_they_fit_the_target() -> None:
     import importlib
 
     for module in (
-        "bench.metrics",
+        "bench.score.metrics",
         "corpora.nlp",
         "systems.crf",
         "systems.patterns",

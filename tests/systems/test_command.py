@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.run_types import UsageError
-from bench.runner import RunConfig, resolve_systems, run
+from bench.run.run_types import UsageError
+from bench.run.runner import RunConfig, resolve_systems, run
 from corpora.model import Document, Span
 from systems.base import SYSTEMS, SystemUnavailable, get_system, unregister
 from systems.command import CommandSystem, PeerFileError, load_presets

@@ -205,7 +205,7 @@ def test_crf_illinois_feature_set_and_two_stage_run() -> None:
 @requires_nltk
 def test_crf_on_physionet_split(physionet_dir) -> None:
     """End to end on real notes: a train/test split of the PhysioNet development corpus."""
-    from bench.metrics import token_counts
+    from bench.score.metrics import token_counts
     from corpora.load import load_corpus
 
     corpus, _ = load_corpus(f"physionet:{physionet_dir}")

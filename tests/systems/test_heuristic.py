@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.metrics import token_counts
+from bench.score.metrics import token_counts
 from corpora.dictionaries import Dictionaries
 from corpora.model import OUTSIDE, Document, gold_labels
 from systems.base import get_system

@@ -225,7 +225,7 @@ def test_two_stage_feeds_first_stage_labels_to_the_second_learner() -> None:
 def test_two_stage_improves_recall_on_the_default_corpus() -> None:
     """Tafvizi §7.2.3 expected the second stage to raise recall: on the embedded surrogate
     corpus it does (measured on 90/10: PATIENT F 0.94 -> 0.98, DOCTOR 0.85 -> 0.95)."""
-    from bench.metrics import token_counts
+    from bench.score.metrics import token_counts
     from corpora.load import load_corpus
     from systems.base import get_system
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import pytest
 
-from bench.metrics import token_counts
+from bench.score.metrics import token_counts
 from corpora.model import PHI, Document, gold_labels
 from systems.base import get_system
 from systems.features.common import PosWindow

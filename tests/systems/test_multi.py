@@ -218,8 +218,8 @@ def test_default_illinois_base_is_the_two_stage_averaged_perceptron() -> None:
     names = [n for n, _, _ in parse_bases(multi.bases)]
     assert names == ["statdeid", "stanford", "mist", "illinois", "mimic"]
     # its jackknife groups as the run does: the runner gives multi the run's --group-by
-    from bench.plan import resolve_systems
-    from bench.run_types import RunConfig
+    from bench.run.plan import resolve_systems
+    from bench.run.run_types import RunConfig
 
     config = RunConfig(systems=("multi", "mega"), group_by="directory")
     specs = resolve_systems(["multi", "mega"], config)
@@ -246,7 +246,7 @@ def test_bases_train_on_the_cells_own_training_documents_under_every_protocol(
 ) -> None:
     """Own splits, cross-corpus and learning curves stack by inner cross-fitting too: each
     cell's bases see exactly the documents the compared systems train on, never blends."""
-    from bench.runner import RunConfig, run
+    from bench.run.runner import RunConfig, run
     from tests.bench.toy import make_corpus
 
     options = dict(
@@ -345,7 +345,7 @@ def test_cross_validation_shares_the_inner_fits_between_outer_folds(toys) -> Non
     """Under cross-validation the runner tells multi the outer folds: six inner fits per
     base for the whole run (two halves, four quarters), none of them on a document of the
     outer fold it serves, and the bases' full fits shared with their own cells."""
-    from bench.runner import RunConfig, run
+    from bench.run.runner import RunConfig, run
     from tests.bench.toy import make_corpus
 
     corpus = make_corpus(36, name="t", notes_per_patient=2)
@@ -376,7 +376,7 @@ def test_cross_validation_shares_the_inner_fits_between_outer_folds(toys) -> Non
 def test_tuning_multi_costs_meta_fits_only(toys) -> None:
     """``--tune`` judges multi's candidates (the meta-SVM's cost) on the cross-fitted
     decisions its fit needs anyway: no base is fitted more often than without tuning."""
-    from bench.runner import RunConfig, run
+    from bench.run.runner import RunConfig, run
     from tests.bench.toy import make_corpus
 
     corpus = make_corpus(36, name="t", notes_per_patient=2)

@@ -54,8 +54,8 @@ def test_both_say_how_to_install_them_when_missing(monkeypatch) -> None:
     with pytest.raises(SystemUnavailable, match=r"pip install -e '\.\[peers\]'"):
         Presidio().predict([NOTE])
     assert SYSTEMS.get("philter-lenient").params["mode"] == "matched"
-    from bench.plan import resolve_systems
-    from bench.run_types import UsageError
+    from bench.run.plan import resolve_systems
+    from bench.run.run_types import UsageError
 
     # named, a tool that cannot run is refused while planning; brought in by the
     # ``peers`` group as shipped, it is reported as not run

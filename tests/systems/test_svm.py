@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bench.metrics import token_counts
+from bench.score.metrics import token_counts
 from corpora.model import OUTSIDE, PHI, Document, Span, gold_labels
 from systems.base import get_system
 from systems.features.base import FeatureClass, TokenFeatures

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench import paper_figures
-from bench.plan import variant_spec
+from bench.reproduce import paper_figures
 from bench.reproduce.common import Role
-from bench.run_types import PLO_SUBSET
+from bench.run.plan import variant_spec
+from bench.run.run_types import PLO_SUBSET
 from corpora.model import PEOPLE_LOCATIONS_ORGANIZATIONS
 
 NAME = "sibanda2006"

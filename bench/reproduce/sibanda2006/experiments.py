@@ -54,7 +54,7 @@ from bench.reproduce.sibanda2006.design import (
     corpus_specs,
 )
 from bench.reproduce.verdicts import Part
-from bench.run_types import PLO_SUBSET, RunResult
+from bench.run.run_types import PLO_SUBSET, RunResult
 
 
 @dataclass
@@ -201,7 +201,7 @@ def inference_gains(ctx: Context) -> list[Part]:
 
 def entities_per_sentence(document: Any) -> tuple[int, int]:
     """(sentences of ``document`` with a gold PHI phrase, of them with exactly one)."""
-    from bench.metrics import gold_entities
+    from bench.score.metrics import gold_entities
 
     sentence_of = {t.start: t.sentence for t in document.tokens}
     per = Counter(sentence_of.get(start, -1) for start, _, _ in gold_entities(document))
@@ -228,7 +228,7 @@ def one_entity(ctx: Context) -> Part:
 def ranking(ctx: Context) -> list[Part]:
     """§6.4: each of the paper's five templates among our five most informative, its
     p the share of bootstrap resamples of the documents that rank it lower."""
-    from bench import ablation
+    from bench.reproduce import ablation
 
     if ctx.options.ranked_features == ():
         return [Part(f"`{t}` in the top five", None, float("nan")) for t in PAPER_TOP_FEATURES]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bench import paper_figures
+from bench.reproduce import paper_figures
 from bench.reproduce.common import (
     SAME_POINTS,
     Clock,
@@ -116,7 +116,7 @@ def _table_entries(ctx: Context) -> list[tuple[str, Any, str, Any]]:
 
 
 def _adjusted(parts: Sequence[Part]) -> dict[str, float]:
-    from bench.significance import holm_adjusted
+    from bench.score.significance import holm_adjusted
 
     return holm_adjusted({p.label: p.p for p in parts if p.measured})
 
@@ -312,7 +312,7 @@ def _ambiguous_corpus(ctx: Context) -> list[str]:
 
 def _svm_drop(ctx: Context) -> list[str]:
     from bench.reproduce.common import aligned
-    from bench.significance import STATISTICS, paired_bootstrap_ci
+    from bench.score.significance import STATISTICS, paired_bootstrap_ci
 
     f1 = STATISTICS["f1"]
     lines = []
@@ -347,6 +347,6 @@ def _svm_drop(ctx: Context) -> list[str]:
 
 
 def _distribution(ctx: Context) -> str:
-    from bench.report import distribution_table
+    from bench.report.render import distribution_table
 
     return distribution_table({c: ctx.result.corpora[ctx.specs[c]] for c in CORPORA})

@@ -10,7 +10,7 @@ its neighbours and the lexical bigrams.
 
 from __future__ import annotations
 
-from bench import paper_figures
+from bench.reproduce import paper_figures
 from bench.reproduce.common import Role
 
 NAME = "statdeid"

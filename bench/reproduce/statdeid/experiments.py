@@ -1,10 +1,10 @@
 """``python -m bench reproduce statdeid``: the experiments, and each claim's parts.
 
 * which feature classes matter -- one class enabled at a time and one disabled at a time
-  (§5.4, Figures 2-5), run by :func:`bench.ablation.feature_ablation`;
+  (§5.4, Figures 2-5), run by :func:`bench.reproduce.ablation.feature_ablation`;
 * which kernel -- linear, quadratic and Gaussian trained on 50 documents (§5.5, Table 3), run
-  by :func:`bench.ablation.kernel_experiment` on the same kind of split (a random 25 % test
-  part, 50 random training documents from the rest);
+  by :func:`bench.reproduce.ablation.kernel_experiment` on the same kind of split (a random
+  25 % test part, 50 random training documents from the rest);
 * how much data -- training on 3.125 % to 100 % of the training set (§5.6, Figures 6-7), run
   by the runner's learning-curve protocol (nested fractions of each training fold).
 
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bench import ablation
+from bench.reproduce import ablation
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
     SAME_POINTS,
@@ -297,7 +297,7 @@ def curve_parts(ctx: Context) -> dict[Any, list[Part]]:
     a, b, h = ctx.curve_counts(small), ctx.curve_counts(full), ctx.curve_counts(half)
     o = ctx.options
     smallest = f"{100 * small:g} %"
-    from bench.significance import STATISTICS
+    from bench.score.significance import STATISTICS
 
     rec, prec = STATISTICS["recall"], STATISTICS["precision"]
     return {

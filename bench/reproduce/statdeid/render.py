@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bench import paper_figures
+from bench.reproduce import paper_figures
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
     Clock,

@@ -35,9 +35,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bench import paper_figures
-from bench.plan import variant_spec
+from bench.reproduce import paper_figures
 from bench.reproduce.common import EMBEDDED, Options, Role
+from bench.run.plan import variant_spec
 from corpora.model import LABELS, Corpus, Document
 
 NAME = "tafvizi2011"
@@ -134,7 +134,7 @@ def _subset(corpus: Corpus, kind: str, name: str) -> Corpus:
 def held_out_split(corpus: Corpus, options: Options) -> tuple[Corpus, Corpus]:
     """(the training part, the whole corpus with its train/test split declared), from the
     corpus's own split or a seeded, grouped 75/25 one."""
-    from bench.protocols import SPLIT_KEY, cross_validation, has_own_split
+    from bench.run.protocols import SPLIT_KEY, cross_validation, has_own_split
 
     if has_own_split(corpus):
         train = tuple(d for d in corpus.documents if d.metadata[SPLIT_KEY] == "train")
@@ -199,6 +199,6 @@ def by_category(df: Any, corpus: str, systems: Sequence[str]) -> dict[tuple[str,
 
 def her_z(a: Any, b: Any) -> tuple[float, float]:
     """Her z (eq. 3.4-3.5) of two results rows' F-measures, n = each row's gold tokens."""
-    from bench.significance import z_test_proportions
+    from bench.score.significance import z_test_proportions
 
     return z_test_proportions(float(a.f1), float(a.tp + a.fn), float(b.f1), float(b.tp + b.fn))

@@ -264,7 +264,7 @@ def beats_multi(runs: Runs) -> Part:
 def weaker_categories(runs: Runs) -> list[Part]:
     """§6.2: on each corpus, HOSPITAL's and LOCATION's F each below the other PHI
     categories' F together (the same documents: a paired bootstrap)."""
-    from bench.significance import STATISTICS
+    from bench.score.significance import STATISTICS
 
     f1 = STATISTICS["f1"]
     cells = [(runs.h1, runs.a.authentic.name), (runs.h1, runs.a.surrogate.name)]

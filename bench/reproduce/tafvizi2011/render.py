@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bench import paper_figures
+from bench.reproduce import paper_figures
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
     Clock,

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.metrics import fbeta_from_counts
+from bench.score.metrics import fbeta_from_counts
 
 #: Below this many discordant pairs :func:`mcnemar` uses the exact binomial test.
 MCNEMAR_EXACT_BELOW = 25
@@ -163,7 +163,7 @@ def approximate_randomization(
     1989).
 
     ``counts_a``/``counts_b`` are per-document (tp, fp, fn) of the two systems on the same
-    documents (:func:`bench.metrics.per_document_counts`).  Each shuffle swaps every
+    documents (:func:`bench.score.metrics.per_document_counts`).  Each shuffle swaps every
     document's counts between the systems with probability 1/2; ``r`` counts shuffles whose
     absolute F1 difference is at least the observed one, and ``p = (r + 1) / (n + 1)``.
     Returns ``(F1_a - F1_b, p)`` (``statistic="recall"`` or ``"precision"``: that

@@ -9,7 +9,7 @@ leaks a *phrase* cares about phrases.
 Micro-averaging over folds means summing counts over every test document of every fold and
 computing P/R/F once (:func:`token_scores` on the concatenated test documents, or
 :func:`merge_rows` on per-fold rows); :func:`per_document_counts` keeps the counts per
-document so :mod:`bench.significance` can resample documents.
+document so :mod:`bench.score.significance` can resample documents.
 
 Binary scores treat every non-``O`` label as PHI (a binary system's ``PHI`` label included);
 per-category scores compare labels exactly.

@@ -36,7 +36,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench.run_types import RunResult, UsageError
+from bench.run.run_types import RunResult, UsageError
 from corpora.model import OUTSIDE, PHI
 from infra import cache
 
@@ -326,7 +326,7 @@ def _replace_dir(new: Path, target: Path) -> None:
 
 
 def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str, Path]:
-    from bench import report
+    from bench.report import render as report
 
     paths = {
         "results": out / "results.csv",
@@ -346,7 +346,8 @@ def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str
         cache.atomic_write_text(
             paths["variant_comparison"], result.variant_comparison.to_csv(index=False)
         )
-    for name in ("variant_categories", "dominance"):  # bench.generalization, bench.dominance
+    # bench.score.generalization, bench.score.dominance
+    for name in ("variant_categories", "dominance"):
         frame = getattr(result, name)
         if frame is not None:
             paths[name] = out / f"{name}.csv"
@@ -386,7 +387,7 @@ def write_error_analysis(result: RunResult, path: str | os.PathLike[str], contex
         "# (kind 'failed': the document column names the fold and the context column holds",
         "# the full error message and traceback, line breaks written as \\n)",
     ]
-    from bench.scoring import Scorer
+    from bench.score.scoring import Scorer
 
     scorer = Scorer(result.outcomes, result.corpora, result.splits, {}, result.config)
     count = 0

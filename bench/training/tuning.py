@@ -31,7 +31,7 @@ outer fold, and nowhere else.
   training documents, so the test fold never reaches selection.
 
 Objectives (binary PHI vs non-PHI, token level, every token,
-:func:`bench.run_types.check_objective`): ``f2`` (the default: a missed PHI leaks, a false
+:func:`bench.run.run_types.check_objective`): ``f2`` (the default: a missed PHI leaks, a false
 alarm only redacts a word), ``f1``, and ``precision@recall=R`` such as ``0.95`` (the best
 precision of any threshold reaching recall R, the requirement a hospital states;
 candidates that reach it rank above all that do not, which rank by recall).
@@ -54,14 +54,14 @@ from typing import Any
 
 import numpy as np
 
-from bench.augment import augmented_copy
-from bench.metrics import fbeta_from_counts, gold_phi, precision_recall_points
-from bench.run_types import (
+from bench.run.run_types import (
     DEFAULT_INNER_FOLDS,
     DEFAULT_OBJECTIVE,
     RECALL_OBJECTIVE,
     check_objective,
 )
+from bench.score.metrics import fbeta_from_counts, gold_phi, precision_recall_points
+from bench.training.augment import augmented_copy
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from corpora.variants import DOCUMENT_VARIANTS
@@ -166,7 +166,7 @@ class Tuned(Wrapper):
     system:
         The system to tune (unfitted; it is cloned for every fit).
     objective:
-        One of :data:`bench.run_types.OBJECTIVES`.
+        One of :data:`bench.run.run_types.OBJECTIVES`.
     group_by:
         How inner folds group documents (the run's ``--group-by``).
     seed:
@@ -215,7 +215,7 @@ class Tuned(Wrapper):
         grid = candidates(self.system.search_space()) or [{}]
         scored = self.system.tags().scores_tokens and accepts(self.system, THRESHOLD)
         # fewer documents (or groups) than inner folds is an error, never "nothing selected"
-        # reported as a selection (the run refuses it while planning, bench.plan)
+        # reported as a selection (the run refuses it while planning, bench.run.plan)
         folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose

@@ -15,7 +15,7 @@ corpus's distribution of PHI words (Table 1).
 
 Significance marks: the paper says a 1 % difference is significant at alpha = 0.05 without
 naming its test (footnote 8).  We mark a system's F-measure with ``*`` when approximate
-randomization over documents (:mod:`bench.significance`) finds it different from the best
+randomization over documents (:mod:`bench.score.significance`) finds it different from the best
 system's at ``alpha`` after Holm's correction over the comparisons with the best system in
 that table: with nine systems eight comparisons are made, and uncorrected, the chance of at
 least one false mark among eight systems no different from the best would be about
@@ -27,7 +27,7 @@ appears in the per-category table only under those categories, and not in the en
 whose binary PHI row counts every category.
 
 The papers' published figures are printed beside ours, labelled as measured on different
-data (:mod:`bench.paper_figures`).  No document text ever enters the report: only counts,
+data (:mod:`bench.reproduce.paper_figures`).  No document text ever enters the report: only counts,
 scores and names of systems and corpora.
 """
 
@@ -41,20 +41,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench import paper_figures
-from bench.augment import describe_augment
-from bench.dominance import report_section as dominance_section
-from bench.generalization import variant_section
-from bench.ledger import report_section as ledger_section
-from bench.protocols import NOT_SPLIT
-from bench.run_types import DEFAULT_INNER_FOLDS
+from bench.report.ledger import report_section as ledger_section
+from bench.reproduce import paper_figures
+from bench.run.protocols import NOT_SPLIT
+from bench.run.run_types import DEFAULT_INNER_FOLDS
+from bench.score.dominance import report_section as dominance_section
+from bench.score.generalization import variant_section
+from bench.training.augment import describe_augment
 from corpora.model import LABELS, OUTSIDE, printable
 from infra import cache
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bench.run_types import RunResult
+    from bench.run.run_types import RunResult
 
 PLO = "people_locations_organizations"
 #: The test whose p-value decides the ``*`` mark.
@@ -119,7 +119,7 @@ def significant_vs_best(
 ) -> dict[str, bool]:
     """Which of ``others`` differ from ``best`` at ``alpha``, Holm-corrected over the family
     of those comparisons (the ones that were tested)."""
-    from bench.significance import holm
+    from bench.score.significance import holm
 
     p_values = {
         o: p for o in others if o != best and (p := _p_vs(sig, corpus, subset, best, o)) is not None
@@ -535,7 +535,7 @@ def _headline_plo(report: ReportInput, corpus: str) -> list[str]:
 
 def _compared_on_tables(report: ReportInput, corpus: str) -> list[str]:
     """Every system on each subset some system's source compared it on."""
-    from bench.metrics import SUBSETS
+    from bench.score.metrics import SUBSETS
 
     out: list[str] = []
     for subset in _compared_on(report.result, report.all_systems):
@@ -556,7 +556,7 @@ def _compared_on_tables(report: ReportInput, corpus: str) -> list[str]:
 
 
 def _ambiguous_tokens(report: ReportInput, corpus: str) -> list[str]:
-    from bench.metrics import SUBSETS
+    from bench.score.metrics import SUBSETS
 
     table = subset_table(report.df, corpus, report.systems, "ambiguous", "prf")
     if not table:
@@ -675,7 +675,7 @@ def external_tools_section(report: ReportInput) -> list[str]:
 
 
 def peer_comparison_section(report: ReportInput) -> list[str]:
-    """Each re-implementation beside its original (:mod:`bench.peer_comparison`); empty
+    """Each re-implementation beside its original (:mod:`bench.score.peer_comparison`); empty
     unless both ran."""
     df = report.result.peer_comparison
     if df is None or df.empty:
@@ -737,18 +737,18 @@ def _peer_rows(g: pd.DataFrame) -> list[list[str]]:
 
 
 def ledger_report_section(report: ReportInput) -> list[str]:
-    """How many configurations were scored on these test notes before (bench.ledger)."""
+    """How many configurations were scored on these test notes before (bench.report.ledger)."""
     return ledger_section(report.info)
 
 
 def generalization_section(report: ReportInput) -> list[str]:
     """Recall on a test variant beside the authentic notes, per category, and whether
-    the figure estimates generalization (bench.generalization)."""
+    the figure estimates generalization (bench.score.generalization)."""
     return variant_section(report.result, report.info)
 
 
 def dominance_report_section(report: ReportInput) -> list[str]:
-    """Which system is at least as good in precision and recall (bench.dominance)."""
+    """Which system is at least as good in precision and recall (bench.score.dominance)."""
     return dominance_section(report.result)
 
 
@@ -1148,7 +1148,7 @@ def _inner_folds(info: Mapping[str, Any]) -> str:
 
 
 def _overlap_line(overlap: Mapping[str, Any]) -> str:
-    """What comparing training and scored notes by content found (:mod:`bench.overlap`),
+    """What comparing training and scored notes by content found (:mod:`bench.run.overlap`),
     as measured when the run was planned."""
     sources = overlap.get("sources") or {}
     if not sources:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from bench.execution import environment, execute
-from bench.protocols import Split
-from bench.run_types import (
+from bench.run.execution import environment, execute
+from bench.run.protocols import Split
+from bench.run.run_types import (
     PLO_SUBSET,
     RESULT_COLUMNS,
     SIGNIFICANCE_COLUMNS,
@@ -230,7 +230,7 @@ class Scorer:
         )
 
         def compute() -> list[dict[str, Any]]:
-            from bench import metrics, significance
+            from bench.score import metrics, significance
 
             docs = got[a].documents
             tests = significance.pairwise_tests(
@@ -262,7 +262,7 @@ class Scorer:
         pooled over folds from out-of-fold scores (binary PHI, every token)."""
         import pandas as pd
 
-        from bench import metrics
+        from bench.score import metrics
 
         rows = []
         for corpus in self.splits:
@@ -280,7 +280,7 @@ class Scorer:
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per system that scores tokens, (recall, precision) along its threshold, thinned
         to about ``points`` points evenly spaced in recall (for the plots)."""
-        from bench import metrics
+        from bench.score import metrics
 
         out = {}
         for system in self.systems:
@@ -305,7 +305,7 @@ class Scorer:
         (document ``i`` of both corpora is the same note before and after the transform)."""
         import pandas as pd
 
-        from bench import metrics, significance
+        from bench.score import metrics, significance
 
         rows = []
         for vcorpus, vsplits in self.splits.items():
@@ -344,8 +344,8 @@ class Scorer:
     # -- re-implementations vs originals ------------------------------------------------------
     def peer_comparison(self) -> Any:
         """Agreement, recall per type and throughput of each re-implementation beside its
-        original when both ran (:mod:`bench.peer_comparison`); ``None`` otherwise."""
-        from bench import peer_comparison
+        original when both ran (:mod:`bench.score.peer_comparison`); ``None`` otherwise."""
+        from bench.score import peer_comparison
 
         return peer_comparison.compare(self)
 
@@ -400,7 +400,7 @@ class _DocumentCounts:
         self.memo: dict[tuple[str, str], Any] = {}
 
     def __call__(self, system: str, subset: str) -> Any:
-        from bench import metrics
+        from bench.score import metrics
 
         key = (system, subset)
         if key not in self.memo:
@@ -411,8 +411,8 @@ class _DocumentCounts:
 
 def scoring_code() -> str:
     """Hash of the scoring code, part of the score and significance cache keys."""
-    return cache.source_fingerprint("bench.metrics") + cache.source_fingerprint(
-        "bench.significance"
+    return cache.source_fingerprint("bench.score.metrics") + cache.source_fingerprint(
+        "bench.score.significance"
     )
 
 
@@ -438,10 +438,10 @@ def score_predictions(
     percentile-bootstrap CI of F1 over documents (``n_resamples`` 0: no CI).
 
     The bootstrap resamples each row's per-document counts, which
-    :func:`bench.metrics.token_scores_by_document` and
-    :func:`~bench.metrics.entity_scores_by_document` return with the rows in one pass.
+    :func:`bench.score.metrics.token_scores_by_document` and
+    :func:`~bench.score.metrics.entity_scores_by_document` return with the rows in one pass.
     """
-    from bench import metrics, significance
+    from bench.score import metrics, significance
 
     scored = [
         pair

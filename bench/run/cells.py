@@ -12,7 +12,7 @@ in this process, on joblib workers or on a dask cluster.
 * A system that raises is recorded as failed for that cell, and the others finish.
   Tasks whose every cell is cached are read in this process (shipping a corpus to a worker
   only to read a pickle back costs more than the read); the rest are ordered costliest
-  first (:mod:`bench.schedule`).
+  first (:mod:`bench.run.schedule`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench import schedule, scrub
-from bench.execution import environment, execute, progress
-from bench.plan import Plan, Task
-from bench.progress import RunProgress, mark_finished
-from bench.run_types import Cell, CellOutcome, RunConfig, SystemSpec
+from bench.run import schedule, scrub
+from bench.run.execution import environment, execute, progress
+from bench.run.plan import Plan, Task
+from bench.run.progress import RunProgress, mark_finished
+from bench.run.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document, printable
 from infra import stages
 from systems import prediction_cache
@@ -45,7 +45,7 @@ def run_task(task: Task) -> list[CellOutcome]:
 
 
 def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
-    """:func:`run_task` for several tasks in one worker (a job of :func:`bench.schedule.plan`),
+    """:func:`run_task` for several tasks in one worker (a job of :func:`bench.run.schedule.plan`),
     so the corpus they share is shipped and featurized once."""
     return [run_task(t) for t in tasks]
 

@@ -8,7 +8,7 @@ beyond the noise of these test notes.
 
 For each pair of systems on each corpus (scored on the same subset), this module gives both
 systems' binary token precision and recall, and a paired approximate-randomization test
-over documents (:func:`bench.significance.approximate_randomization`) of the precision
+over documents (:func:`bench.score.significance.approximate_randomization`) of the precision
 difference and, separately, of the recall difference.  A system *dominates* when its
 precision and recall are both at least the other's (point estimates, not both equal).  It
 dominates *significantly* when it is better on both and each difference is significant at
@@ -30,8 +30,8 @@ from infra import cache
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bench.run_types import RunResult
-    from bench.scoring import Pooled, Scorer
+    from bench.run.run_types import RunResult
+    from bench.score.scoring import Pooled, Scorer
 
 #: Columns of dominance.csv (documented in docs/formats.md).
 COLUMNS = (
@@ -74,7 +74,7 @@ def dominance_table(scorer: Scorer) -> pd.DataFrame | None:
     are scored on (``None``: fewer than two systems anywhere)."""
     import pandas as pd
 
-    from bench.scoring import headline_subset
+    from bench.score.scoring import headline_subset
 
     rows: list[dict[str, Any]] = []
     for corpus in scorer.splits:
@@ -94,7 +94,7 @@ def _pair(
 ) -> dict[str, Any]:
     """One row: both systems' P and R, the two paired tests (cached like significance.csv
     under the cells' prediction keys) and the verdict at the run's alpha."""
-    from bench.scoring import scoring_code
+    from bench.score.scoring import scoring_code
 
     config = scorer.config
     (name_a, got_a), (name_b, got_b) = a, b
@@ -110,8 +110,8 @@ def _pair(
     )
 
     def compute() -> dict[str, float]:
-        from bench import metrics
-        from bench.significance import STATISTICS, approximate_randomization
+        from bench.score import metrics
+        from bench.score.significance import STATISTICS, approximate_randomization
 
         ca = metrics.per_document_counts(got_a.documents, got_a.labels, None, subset)
         cb = metrics.per_document_counts(got_b.documents, got_b.labels, None, subset)
@@ -202,7 +202,7 @@ def answer(frame: pd.DataFrame, corpus: str, reference: str, alpha: float) -> st
 
 
 def _pair_table(frame: pd.DataFrame) -> str:
-    from bench.report import _md_table, _pct
+    from bench.report.render import _md_table, _pct
 
     rows = []
     for r in frame.itertuples():

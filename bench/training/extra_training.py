@@ -14,7 +14,7 @@ trained on: each outer training fold and, inside ``--tune``, each inner training
 held-out inner parts, on which selection is judged, stay what they were).  With
 ``--augment``, the extra documents are augmented like the others.  The run refuses an extra
 corpus that shares a document, a patient or a note's text with a scored corpus
-(:mod:`bench.overlap`): that would be training on the test notes.
+(:mod:`bench.run.overlap`): that would be training on the test notes.
 """
 
 from __future__ import annotations

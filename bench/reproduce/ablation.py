@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from bench.metrics import fbeta_from_counts, gold_phi, token_counts
+from bench.score.metrics import fbeta_from_counts, gold_phi, token_counts
 from corpora import nlp
 from corpora.folds import document_folds
 from corpora.model import OUTSIDE, Corpus, Document, gold_labels
@@ -81,7 +81,7 @@ def _row(
         "fn": phi.fn,
     }
     if docs is not None:
-        from bench.metrics import per_document_counts
+        from bench.score.metrics import per_document_counts
 
         for column, label in (("phi_counts", None), ("non_phi_counts", "non-PHI")):
             counts = per_document_counts(docs, pred, label)

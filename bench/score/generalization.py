@@ -1,7 +1,7 @@
 """Generalization: recall on a variant of the test notes, and whether it estimates anything.
 
 ``--test-variant V`` has each fold's model, trained on the authentic training folds, label
-the test notes after transform ``V`` as well (:mod:`bench.protocols`).  The drop from the
+the test notes after transform ``V`` as well (:mod:`bench.run.protocols`).  The drop from the
 authentic to the variant recall estimates how a system does on names it never met -- but
 only when no training step used ``V``'s transform.  ``--augment unseen`` trains on copies
 made by the very generator of the ``unseen`` test variant, so its ``unseen`` recall
@@ -34,8 +34,8 @@ from corpora.model import LABELS, OUTSIDE
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bench.run_types import RunResult
-    from bench.scoring import Scorer
+    from bench.run.run_types import RunResult
+    from bench.score.scoring import Scorer
     from corpora.model import Document
 
 #: Columns of variant_categories.csv.
@@ -118,8 +118,8 @@ def category_counts(
     categories: Sequence[str] = LABELS,
 ) -> dict[str, np.ndarray]:
     """Per category, per document, (found, 0, missed) gold tokens of that category: found
-    = marked PHI of any category.  Shaped like :func:`bench.metrics.per_document_counts`,
-    so the recall statistic of :func:`bench.significance.approximate_randomization` reads
+    = marked PHI of any category.  Shaped like :func:`bench.score.metrics.per_document_counts`,
+    so the recall statistic of :func:`bench.score.significance.approximate_randomization` reads
     it.  One pass over the tokens for every category."""
     out = {c: np.zeros((len(documents), 3), dtype=np.float64) for c in categories}
     for i, (doc, labels) in enumerate(zip(documents, predictions, strict=True)):
@@ -163,7 +163,7 @@ def _system_rows(
     scorer: Scorer, system: str, corpus: str, vcorpus: str, a: Any, b: Any, categories: list[str]
 ) -> list[dict[str, Any]]:
     """The category rows of one system, Holm-corrected over its categories."""
-    from bench.significance import approximate_randomization, holm_adjusted
+    from bench.score.significance import approximate_randomization, holm_adjusted
 
     rows = []
     authentic = category_counts(a.documents, a.labels, categories)
@@ -201,7 +201,7 @@ def _system_rows(
 
 
 def _binary_table(result: RunResult, info: Mapping[str, Any]) -> str | None:
-    from bench.report import _md_table, _pct
+    from bench.report.render import _md_table, _pct
 
     comparison = result.variant_comparison
     if comparison is None or comparison.empty:
@@ -224,7 +224,7 @@ def _binary_table(result: RunResult, info: Mapping[str, Any]) -> str | None:
 
 
 def _category_table(frame: pd.DataFrame, alpha: float) -> str:
-    from bench.report import _md_table, _pct
+    from bench.report.render import _md_table, _pct
 
     rows = []
     for r in frame.itertuples():

@@ -2,13 +2,13 @@
 
 A run is a pipeline of small typed steps, each a module with one entry point::
 
-    plan      bench.plan.make_plan       config -> systems, corpora, splits, cells
-    execute   bench.cells.execute_plan   cells -> predictions (cached, in parallel)
-    score     bench.scoring.Scorer       predictions -> results, tests, operating points
-    write     bench.outputs              tables, run.json, report.md, plots
+    plan      bench.run.plan.make_plan       config -> systems, corpora, splits, cells
+    execute   bench.run.cells.execute_plan   cells -> predictions (cached, in parallel)
+    score     bench.score.scoring.Scorer       predictions -> results, tests, operating points
+    write     bench.report.outputs              tables, run.json, report.md, plots
 
 ``python -m bench run`` is a thin shell around :func:`run` and
-:func:`bench.outputs.write_outputs`.
+:func:`bench.report.outputs.write_outputs`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bench import dominance, generalization, ledger
-from bench.cells import execute_plan
-from bench.plan import make_plan, resolve_corpora, resolve_systems
-from bench.run_types import (
+from bench.report import ledger
+from bench.run.cells import execute_plan
+from bench.run.plan import make_plan, resolve_corpora, resolve_systems
+from bench.run.run_types import (
     DEFAULT_CORPORA,
     RESULT_COLUMNS,
     SIGNIFICANCE_COLUMNS,
@@ -31,8 +31,9 @@ from bench.run_types import (
     RunResult,
     UsageError,
 )
-from bench.schedule import workers_for
-from bench.scoring import Scorer, headline_subset
+from bench.run.schedule import workers_for
+from bench.score import dominance, generalization
+from bench.score.scoring import Scorer, headline_subset
 from corpora.model import Corpus
 from infra import cache
 

@@ -39,8 +39,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.protocols import Split
-from bench.run_types import UsageError
+from bench.run.protocols import Split
+from bench.run.run_types import UsageError
 from corpora.folds import DEFAULT_GROUP_KEY
 from corpora.model import Corpus, Document
 

@@ -48,9 +48,8 @@ from typing import TYPE_CHECKING, Any
 from infra import cache
 
 if TYPE_CHECKING:
-    import argparse
 
-    from bench.run_types import RunResult, SystemSpec
+    from bench.run.run_types import RunResult, SystemSpec
     from corpora.model import Document
 
 #: The ledger's place under the cache directory, and its note sets' directory.
@@ -202,7 +201,7 @@ def run_entries(
 ) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     """The ledger lines of ``result`` -- one per system with a complete result on a scored
     corpus -- and the note keys of each scored set, by fingerprint."""
-    from bench.scoring import headline_subset
+    from bench.score.scoring import headline_subset
 
     df = result.results
     lines: list[dict[str, Any]] = []
@@ -429,7 +428,7 @@ def record(result: RunResult, specs: Mapping[str, SystemSpec]) -> dict[str, Any]
 def report_section(info: Mapping[str, Any]) -> list[str]:
     """The report's lines on the ledger: per corpus, how many configurations had been
     scored on its notes before this run (from run.json's ``ledger``)."""
-    from bench.report import _md_table
+    from bench.report.render import _md_table
 
     ledger = info.get("ledger") or {}
     corpora = ledger.get("corpora") or {}
@@ -482,24 +481,6 @@ def report_section(info: Mapping[str, Any]) -> list[str]:
 # --------------------------------------------------------------------------- command
 
 
-def add_parser(sub: Any) -> None:
-    """``python -m bench ledger``: the subcommand's options."""
-    p = sub.add_parser(
-        "ledger",
-        help="every configuration the harness has scored, per set of test notes",
-        description="Print the selection ledger (bench/ledger.py): per set of test notes, "
-        "identified by their texts, every distinct configuration scored on them, when, how "
-        "often, and its last precision and recall.",
-    )
-    p.add_argument(
-        "--corpus",
-        metavar="TEXT",
-        default=None,
-        help="only sets of notes scored under a corpus name containing TEXT",
-    )
-    p.add_argument("--json", action="store_true", help="the history as JSON")
-
-
 def history(entries: Sequence[Mapping[str, Any]], corpus: str | None = None) -> list[dict]:
     """Per set of notes (first scored first): the corpus names it was scored under, its
     number of notes and runs, and its configurations (:func:`_configurations`)."""
@@ -521,42 +502,3 @@ def history(entries: Sequence[Mapping[str, Any]], corpus: str | None = None) -> 
             }
         )
     return out
-
-
-#: Columns of ``python -m bench ledger``.
-_HEADERS = ("first scored", "runs", "code versions", "P", "R", "as", "configuration")
-
-
-def _pct(x: float | None) -> str:
-    return "" if x is None else f"{100 * x:.1f}"
-
-
-def command(args: argparse.Namespace) -> int:
-    """Print the ledger's history (exit 0, also when there is none yet)."""
-    from tabulate import tabulate
-
-    from corpora.model import printable
-
-    path = ledger_path()
-    entries, bad = read_entries(path)
-    groups = history(entries, args.corpus)
-    if args.json:
-        print(printable(json.dumps(groups, indent=1, ensure_ascii=False), keep="\n"))
-        return 0
-    print(printable(f"Selection ledger {path}: {len(entries)} entries"))
-    if bad:
-        print(f"({bad} unreadable line(s) skipped)")
-    for g in groups:
-        rows = [
-            [c["first"], c["times"], c["code_versions"], _pct(c["precision"]), _pct(c["recall"])]
-            for c in g["configurations"]
-        ]
-        for row, c in zip(rows, g["configurations"], strict=True):
-            row += [", ".join(c["systems"]), c["description"]]
-        title = (
-            f"\n{g['n_notes']} notes {g['notes'][:12]} scored as {', '.join(g['corpora'])}: "
-            f"{len(g['configurations'])} configurations in {g['runs']} runs"
-        )
-        table = tabulate(rows, headers=list(_HEADERS), tablefmt="simple")
-        print(printable(f"{title}\n{table}", keep="\n"))
-    return 0

@@ -1,9 +1,10 @@
 """The types a run hands from step to step: its configuration, its cells and what they
 produced, the scored result, and the columns of its tables.
 
-A run is a pipeline of small steps (:mod:`bench.plan` -> :mod:`bench.cells` ->
-:mod:`bench.scoring` -> :mod:`bench.outputs`, driven by :mod:`bench.runner`); each hands
-the next one of these dataclasses, never a positional tuple.  Kept in one small module so
+A run is a pipeline of small steps (:mod:`bench.run.plan` -> :mod:`bench.run.cells` ->
+:mod:`bench.score.scoring` -> :mod:`bench.report.outputs`, driven by
+:mod:`bench.run.runner`); each hands the next one of these dataclasses, never a positional
+tuple.  Kept in one small module so
 that the report, the outputs and the runner can all import them without importing each
 other.
 """
@@ -15,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bench.protocols import LEARNING_CURVE_FRACTIONS, Split
-from bench.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
+from bench.run.protocols import LEARNING_CURVE_FRACTIONS, Split
+from bench.score.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
 from corpora.variants import DOCUMENT_VARIANTS
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ DEFAULT_CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
 #: Headline subset of a system that only recognizes people, locations and organizations.
 PLO_SUBSET = "people_locations_organizations"
 # DEFAULT_RESAMPLES and DEFAULT_SHUFFLES (bootstrap resamples per F1 interval,
-# approximate-randomization shuffles per test) are defined once, in bench.significance.
+# approximate-randomization shuffles per test) are defined once, in bench.score.significance.
 #: Tuning objectives (``--objective``); F2 weighs recall twice: a missed PHI leaks, a false
 #: alarm only redacts a word.
 OBJECTIVES = ("f1", "f2", "precision@recall=0.95")
@@ -47,7 +48,7 @@ DEFAULT_INNER_FOLDS = 2
 
 
 def check_objective(name: str) -> str:
-    """``name`` if it is an objective :mod:`bench.tuning` knows, else a ``ValueError``
+    """``name`` if it is an objective :mod:`bench.training.tuning` knows, else a ``ValueError``
     naming them: one of :data:`OBJECTIVES`, or ``precision@recall=R`` for another level."""
     if name in OBJECTIVES:
         return name
@@ -144,9 +145,9 @@ class RunConfig:
     #: Variant transforms whose copies of the training documents are added to training.
     augment: tuple[str, ...] = ()
     #: Corpus whose documents join every training set and are never scored
-    #: (:mod:`bench.extra_training`).
+    #: (:mod:`bench.training.extra_training`).
     extra_training: str | None = None
-    #: Score notes that are near-duplicates of training notes (:mod:`bench.overlap`).
+    #: Score notes that are near-duplicates of training notes (:mod:`bench.run.overlap`).
     allow_near_duplicates: bool = False
     lenient: bool = False
     n_documents: int | None = None
@@ -253,7 +254,7 @@ class CellOutcome:
 
 @dataclass
 class RunResult:
-    """The outcome of :func:`bench.runner.run`: scores as tidy tables plus everything
+    """The outcome of :func:`bench.run.runner.run`: scores as tidy tables plus everything
     run.json records."""
 
     config: RunConfig
@@ -276,20 +277,20 @@ class RunResult:
     grouping: dict[str, str] = field(default_factory=dict)
     #: Per corpus, per system that scores tokens: (recall, precision) along the threshold.
     curves: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
-    #: Re-implementations beside their originals (:mod:`bench.peer_comparison`).
+    #: Re-implementations beside their originals (:mod:`bench.score.peer_comparison`).
     peer_comparison: pd.DataFrame | None = None
     #: Wall seconds of the run's steps in this process: ``plan`` (loading and tokenizing
     #: corpora), ``execute`` (the cells, on every worker), ``score`` (tables and tests).
     phases: dict[str, float] = field(default_factory=dict)
-    #: Training and scored notes compared by content (:meth:`bench.overlap.Overlap.as_dict`).
+    #: Training and scored notes compared by content (:meth:`bench.run.overlap.Overlap.as_dict`).
     overlap: dict[str, Any] = field(default_factory=dict)
-    #: The run's id, in run.json and the report directory's marker (bench.outputs).
+    #: The run's id, in run.json and the report directory's marker (bench.report.outputs).
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    #: Per corpus, the configurations scored on its notes before (:mod:`bench.ledger`).
+    #: Per corpus, the configurations scored on its notes before (:mod:`bench.report.ledger`).
     ledger: dict[str, Any] = field(default_factory=dict)
-    #: Authentic vs variant recall per PHI category (:mod:`bench.generalization`).
+    #: Authentic vs variant recall per PHI category (:mod:`bench.score.generalization`).
     variant_categories: pd.DataFrame | None = None
-    #: Does one system dominate another, per pair and corpus (:mod:`bench.dominance`).
+    #: Does one system dominate another, per pair and corpus (:mod:`bench.score.dominance`).
     dominance: pd.DataFrame | None = None
 
     @property

@@ -26,7 +26,7 @@ from corpora.model import LABELS, OUTSIDE
 if TYPE_CHECKING:
     import pandas as pd
 
-    from bench.scoring import Scorer
+    from bench.score.scoring import Scorer
 
 #: Columns of peer_comparison.csv (``label`` is ``ALL`` or a gold category; agreement,
 #: kappa, precision and throughput are on the ``ALL`` rows only).

@@ -5,7 +5,7 @@ featurizes a corpus once), so counting finished jobs says little until the end. 
 each worker appends the key of every cell it finishes to a small file
 (:data:`ENV_PROGRESS` names it in the worker's environment: :func:`mark_finished`), and the main
 process reads it.  The time left is the estimated cost of the cells left
-(:mod:`bench.schedule`: remembered seconds per token on this machine, else the systems'
+(:mod:`bench.run.schedule`: remembered seconds per token on this machine, else the systems'
 declared relative costs) at the pace the run has kept so far; before the first cell
 finishes, the estimate over the workers.  A backend whose workers cannot write the file
 (a remote dask cluster) still counts each job's cells when the job comes back.

@@ -3,7 +3,7 @@
 Everything here is checked before any expensive work starts, so a bad option value is one
 line on stderr, not a failure after an hour: unknown systems or parameters, corpus specs,
 the grouping, the protocol's needs.  The plan is a :class:`Plan` of typed tasks that
-:mod:`bench.cells` executes.
+:mod:`bench.run.cells` executes.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.execution import environment
-from bench.overlap import Overlap, check_disjoint, check_splits, compare
-from bench.protocols import Split, grouping_of, make_splits, variant_test
-from bench.run_types import (
+from bench.run.execution import environment
+from bench.run.overlap import Overlap, check_disjoint, check_splits, compare
+from bench.run.protocols import Split, grouping_of, make_splits, variant_test
+from bench.run.run_types import (
     AUGMENTATIONS,
     DEFAULT_CORPORA,
     TEST_VARIANTS,
@@ -115,14 +115,14 @@ class Task:
 
 @dataclass
 class Plan:
-    """What :func:`bench.runner.run` will compute."""
+    """What :func:`bench.run.runner.run` will compute."""
 
     systems: dict[str, SystemSpec]
     corpora: dict[str, Corpus]
     skipped: dict[str, int]
     splits: dict[str, list[Split]]
     tasks: list[Task] = field(default_factory=list)
-    #: What comparing training and scored notes by content found (:mod:`bench.overlap`).
+    #: What comparing training and scored notes by content found (:mod:`bench.run.overlap`).
     overlap: Overlap = field(default_factory=Overlap)
 
     @property
@@ -277,7 +277,7 @@ AUGMENT_PARAM = "augment"
 
 def _system_augment(name: str, value: Any) -> tuple[str, ...]:
     """``--param NAME.augment=...``: a ``--augment`` value, or ``none``/empty for none."""
-    from bench.augment import parse_augment
+    from bench.training.augment import parse_augment
 
     text = "" if value is None else str(value).strip()
     if text.lower() in ("", "none"):
@@ -304,16 +304,16 @@ def _wrappers(
         return ()
     out: list[tuple[type, Mapping[str, Any]]] = []
     if augment:
-        from bench.augment import Augmented
+        from bench.training.augment import Augmented
 
         out.append((Augmented, {"variants": augment, "seed": config.seed}))
     if config.extra_training:
-        from bench.extra_training import ExtraTraining, extra_corpus
+        from bench.training.extra_training import ExtraTraining, extra_corpus
 
         fingerprint = extra_corpus(config.extra_training).fingerprint
         out.append((ExtraTraining, {"corpus": config.extra_training, "fingerprint": fingerprint}))
     if config.tune:
-        from bench.tuning import Tuned
+        from bench.training.tuning import Tuned
 
         out.append(
             (
@@ -358,7 +358,7 @@ def load_corpora(
     specs: Sequence[str], config: RunConfig
 ) -> tuple[dict[str, Corpus], dict[str, int]]:
     """Load and tokenize every corpus (with progress bars); raise :class:`CorpusError`."""
-    from bench.execution import progress
+    from bench.run.execution import progress
     from corpora.load import LoadOptions, load_corpus
 
     options = LoadOptions(
@@ -386,7 +386,7 @@ def load_corpora(
 def _load_extra_training(spec: str) -> None:
     """Load the ``--extra-training`` corpus once, turning a bad spec or file into a usage
     error that names it (its fingerprint is part of every learned system's cache key)."""
-    from bench.extra_training import extra_corpus
+    from bench.training.extra_training import extra_corpus
 
     try:
         corpus = extra_corpus(spec)
@@ -418,7 +418,7 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
 
     overlap = Overlap(allowed=config.allow_near_duplicates)
     if config.extra_training:
-        from bench.extra_training import extra_corpus
+        from bench.training.extra_training import extra_corpus
 
         extra = extra_corpus(config.extra_training)
         scored = {s: corpora[s] for s in test_specs}
