@@ -51,7 +51,14 @@ from corpora.dictionaries import gazetteer, system_dictionaries
 from corpora.load import variant
 from corpora.model import FLAG_NOT_IN_DICTIONARY, Corpus, CorpusError, Document, Span
 from corpora.surrogates import Pools, SurrogateFactory
-from corpora.variants import _cached, _corpus, _flagged, _rng, replace_spans, vocabulary
+from corpora.variants import (
+    cached_variant,
+    document_rng,
+    flagged,
+    replace_spans,
+    variant_corpus,
+    vocabulary,
+)
 
 #: Faker locales the names and places come from (language_COUNTRY): Latin-script data with
 #: real city lists, eleven European countries and four beyond Europe.
@@ -184,7 +191,7 @@ def foreign_document(document: Document, seed: int) -> Document:
     """``document`` with its names and places from one other country (the module
     docstring says which categories change and how); ``metadata["foreign_locale"]``
     names the country's locale."""
-    rng = _rng("foreign", seed, document)
+    rng = document_rng("foreign", seed, document)
     locale = rng.choice(LOCALES)
     pools = locale_pools(locale)
     factory = SurrogateFactory(rng, pools.pools)
@@ -216,12 +223,12 @@ def foreign(corpus: Corpus, *, seed: int) -> Corpus:
 
     def compute() -> Corpus:
         vocab = vocabulary(system_dictionaries())
-        docs = (_flagged(foreign_document(d, seed), vocab) for d in corpus)
-        out = _corpus("foreign", corpus, seed, docs)
+        docs = (flagged(foreign_document(d, seed), vocab) for d in corpus)
+        out = variant_corpus("foreign", corpus, seed, docs)
         metadata = {**dict(out.metadata), "faker": version, "locales": list(LOCALES)}
         return Corpus(out.name, out.documents, metadata)
 
-    return _cached(f"foreign.{FOREIGN_VERSION}.faker-{version}", corpus, seed, compute)
+    return cached_variant(f"foreign.{FOREIGN_VERSION}.faker-{version}", corpus, seed, compute)
 
 
 __all__ = [

@@ -72,9 +72,12 @@ READERS: Registry[Reader] = Registry(
     entry_point_group=READER_ENTRY_POINT_GROUP,
     describe=_first_line,
 )
-#: Corpus transforms by name (``VARIANT:SPEC`` specs and the embedded corpora), registered by
-#: :mod:`corpora.variants` with :func:`variant`, in the papers' order (authentic first).
-VARIANTS: Registry[Variant] = Registry("corpus variant", package="corpora.variants", ordered=True)
+#: Corpus transforms by name (``VARIANT:SPEC`` specs and the embedded corpora), registered with
+#: :func:`variant` by :mod:`corpora.variants`, in the papers' order (authentic first), then by
+#: :mod:`corpora.foreign` (the test variant of names and places of other countries).
+VARIANTS: Registry[Variant] = Registry(
+    "corpus variant", package=("corpora.variants", "corpora.foreign"), ordered=True
+)
 
 
 def reader(kind: str, description: str) -> Callable[[Reader], Reader]:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from corpora.tokenize import TOKENIZER_VERSION, segments
+
 #: The harness's PHI categories (Sibanda & Uzuner 2006, §3; i2b2 2006).
 LABELS: tuple[str, ...] = (
     "PATIENT",
@@ -165,9 +167,7 @@ class Document:
     @cached_property
     def tokens(self) -> tuple[Token, ...]:
         """The document's tokens with gold labels (tokenized once, then cached)."""
-        from corpora.tokenize import tokenize
-
-        return tuple(tokenize(self))
+        return tuple(_labelled_tokens(self))
 
     @cached_property
     def fingerprint(self) -> str:
@@ -176,8 +176,6 @@ class Document:
         It includes the tokenizer's version, because every cached artefact (POS tags,
         features, per-fold predictions) is aligned with the tokens.
         """
-        from corpora.tokenize import TOKENIZER_VERSION
-
         h = hashlib.blake2b(digest_size=16)
         h.update(f"tokenizer={TOKENIZER_VERSION}\0".encode())
         h.update(self.id.encode())
@@ -257,6 +255,33 @@ def _text_hash(text: str) -> str:
     normalised = " ".join(text.casefold().split())
     return hashlib.blake2b(normalised.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
+
+
+def _labelled_tokens(document: Document) -> list[Token]:
+    """The tokens of ``document`` as :func:`corpora.tokenize.segments` cuts them, each with
+    the category of the gold span it overlaps (else ``O``) and the flags of the marks it
+    overlaps."""
+    text, spans, marks = document.text, document.spans, document.marks
+    span_i = mark_i = 0
+    tokens: list[Token] = []
+    for index, (start, end, sentence, section) in enumerate(segments(text)):
+        while span_i < len(spans) and spans[span_i].end <= start:
+            span_i += 1
+        label = OUTSIDE
+        if span_i < len(spans) and spans[span_i].start < end:
+            label = spans[span_i].category
+        flags: frozenset[str] = frozenset()
+        if marks:
+            while mark_i < len(marks) and marks[mark_i].end <= start:
+                mark_i += 1
+            j, found = mark_i, []
+            while j < len(marks) and marks[j].start < end:
+                if start < marks[j].end:
+                    found.append(marks[j].flag)
+                j += 1
+            flags = frozenset(found)
+        tokens.append(Token(text[start:end], start, end, index, sentence, section, label, flags))
+    return tokens
 
 @dataclass(frozen=True)
 class Corpus:

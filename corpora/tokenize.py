@@ -14,19 +14,14 @@ feature (§5).  This tokenizer therefore keeps, as single tokens:
 * titles with their period (``Dr.``, ``Mr.``, ``Mrs.``);
 * runs of one punctuation character (``||||``, ``---``) as one token.
 
-A token's gold label is the category of the gold span it overlaps, else ``O``.
+This module cuts text only; :class:`corpora.model.Document` makes the cuts tokens, each
+with the gold label of the span it overlaps (else ``O``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
-
-from corpora.model import OUTSIDE, Token
-
-if TYPE_CHECKING:
-    from corpora.model import Document
 
 #: Bump whenever tokenization changes: it is part of every document's fingerprint, so all
 #: caches keyed by it (POS tags, features, predictions) are invalidated.
@@ -109,51 +104,36 @@ def _raw_tokens(text: str) -> Iterator[tuple[int, int]]:
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every token of ``text``, as :func:`tokenize` cuts them -- for code that
+    """(start, end) of every token of ``text``, as :func:`segments` cuts them -- for code that
     must count or mark tokens of text that is not yet a document (a replacement, a
     substituted phrase)."""
     return list(_raw_tokens(text))
 
 
-def tokenize(document: Document) -> list[Token]:
-    """Tokens of ``document`` with offsets, sentence index, section and gold label."""
-    text = document.text
-    spans = document.spans
-    marks = document.marks
+def segments(text: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, sentence index, section heading) of every token of ``text``.
+
+    A sentence ends after ``.``, ``?``, ``!``, ``;`` or a word ending in ``:``, and at a
+    blank line or a line break before a word that is not lower-case; a token's section is
+    the last heading (:func:`section_starts`) at or before it.  :attr:`Document.tokens
+    <corpora.model.Document.tokens>` adds the text, gold label and flags."""
     sections = section_starts(text)
     sec_i, section = 0, ""
-    span_i = mark_i = 0
-    tokens: list[Token] = []
+    out: list[tuple[int, int, int, str]] = []
     sentence = 0
     prev_end = 0
     prev_text = ""
-    for index, (start, end) in enumerate(_raw_tokens(text)):
+    for start, end in _raw_tokens(text):
         while sec_i < len(sections) and sections[sec_i][0] <= start:
             section = sections[sec_i][1]
             sec_i += 1
-        if tokens:
+        if out:
             gap = text[prev_end:start]
             newlines = gap.count("\n")
             if prev_text in _SENTENCE_END or prev_text.endswith(":"):
                 sentence += 1
             elif newlines >= 2 or (newlines == 1 and not text[start].islower()):
                 sentence += 1
-        while span_i < len(spans) and spans[span_i].end <= start:
-            span_i += 1
-        label = OUTSIDE
-        if span_i < len(spans) and spans[span_i].start < end:
-            label = spans[span_i].category
-        flags: frozenset[str] = frozenset()
-        if marks:
-            while mark_i < len(marks) and marks[mark_i].end <= start:
-                mark_i += 1
-            j, found = mark_i, []
-            while j < len(marks) and marks[j].start < end:
-                if start < marks[j].end:
-                    found.append(marks[j].flag)
-                j += 1
-            flags = frozenset(found)
-        token_text = text[start:end]
-        tokens.append(Token(token_text, start, end, index, sentence, section, label, flags))
-        prev_end, prev_text = end, token_text
-    return tokens
+        out.append((start, end, sentence, section))
+        prev_end, prev_text = end, text[start:end]
+    return out

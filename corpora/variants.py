@@ -116,7 +116,7 @@ def not_in_dictionary_marks(document: Document, vocab: frozenset[str]) -> list[M
     return out
 
 
-def _flagged(
+def flagged(
     document: Document,
     vocab: frozenset[str],
     extra: Iterable[Mark] = (),
@@ -135,14 +135,14 @@ def _flagged(
 # --------------------------------------------------------------------------- plumbing
 
 
-def _rng(name: str, seed: int, doc: Document, copy: int = 0) -> random.Random:
+def document_rng(name: str, seed: int, doc: Document, copy: int = 0) -> random.Random:
     """The stream of one document's transform; ``copy`` > 0 gives another stream for a
     further copy of the same note (copy 0 is the plain variant's)."""
     stream = seed if copy == 0 else f"{seed}.{copy}"
     return random.Random(f"deid-bench:{name}:{VARIANTS_VERSION}:{stream}:{doc.id}")
 
 
-def _cached(
+def cached_variant(
     name: str, corpus: Corpus, seed: int, compute: Callable[[], Corpus], *extra: str
 ) -> Corpus:
     """``compute()`` cached on disk under the variant, its version, the seed, the base
@@ -161,7 +161,8 @@ def _cached(
     return cached("corpus-variant", key, run)
 
 
-def _corpus(name: str, base: Corpus, seed: int, documents: Iterable[Document]) -> Corpus:
+def variant_corpus(name: str, base: Corpus, seed: int, documents: Iterable[Document]) -> Corpus:
+    """The corpus of a variant's ``documents``, its metadata saying what it was made from."""
     return Corpus(
         name=name,
         documents=tuple(documents),
@@ -188,15 +189,15 @@ def authentic(corpus: Corpus, *, seed: int) -> Corpus:
 
     def compute() -> Corpus:
         vocab = vocabulary(system_dictionaries())
-        docs = (_flagged(d, vocab, drop_stale=True) for d in corpus)
-        return _corpus("authentic", corpus, seed, docs)
+        docs = (flagged(d, vocab, drop_stale=True) for d in corpus)
+        return variant_corpus("authentic", corpus, seed, docs)
 
-    return _cached("authentic", corpus, seed, compute)
+    return cached_variant("authentic", corpus, seed, compute)
 
 
 def surrogate_document(document: Document, seed: int, copy: int = 0) -> Document:
     """One re-identified document (§3): every span replaced via :class:`SurrogateFactory`."""
-    factory = SurrogateFactory(_rng("surrogate", seed, document, copy))
+    factory = SurrogateFactory(document_rng("surrogate", seed, document, copy))
     replacements = {
         s: factory.replace(s.category, document.text[s.start : s.end]) for s in document.spans
     }
@@ -213,10 +214,10 @@ def surrogate(corpus: Corpus, *, seed: int) -> Corpus:
 
     def compute() -> Corpus:
         vocab = vocabulary(system_dictionaries())
-        docs = (_flagged(surrogate_document(d, seed), vocab) for d in corpus)
-        return _corpus("surrogate", corpus, seed, docs)
+        docs = (flagged(surrogate_document(d, seed), vocab) for d in corpus)
+        return variant_corpus("surrogate", corpus, seed, docs)
 
-    return _cached("surrogate", corpus, seed, compute)
+    return cached_variant("surrogate", corpus, seed, compute)
 
 
 @variant(
@@ -237,10 +238,10 @@ def ambiguous(corpus: Corpus, *, seed: int) -> Corpus:
         docs = ambiguous_documents(list(corpus), seed, VARIANTS_VERSION)
         marks = ambiguous_marks(docs)
         vocab = vocabulary(system_dictionaries())
-        out = [_flagged(d, vocab, m) for d, m in zip(docs, marks, strict=True)]
-        return _corpus("ambiguous", corpus, seed, out)
+        out = [flagged(d, vocab, m) for d, m in zip(docs, marks, strict=True)]
+        return variant_corpus("ambiguous", corpus, seed, out)
 
-    return _cached("ambiguous", corpus, seed, compute, data_fingerprint())
+    return cached_variant("ambiguous", corpus, seed, compute, data_fingerprint())
 
 
 def _random_word(rng: random.Random, original: str, forbidden: frozenset[str]) -> str:
@@ -271,7 +272,7 @@ def unseen_document(
     document: Document, seed: int, forbidden: frozenset[str], copy: int = 0
 ) -> Document:
     """One document with name-like PHI replaced by random strings, replaced words marked."""
-    rng = _rng("unseen", seed, document, copy)
+    rng = document_rng("unseen", seed, document, copy)
     memory: dict[str, str] = {}
     replacements: dict[Span, str] = {}
     # Offsets (relative to the new span start) of every replaced word, per span.
@@ -326,10 +327,10 @@ def unseen(corpus: Corpus, *, seed: int) -> Corpus:
         system = system_dictionaries()
         forbidden = _unseen_forbidden(tuple(system.sources))
         vocab = vocabulary(system)
-        docs = (_flagged(unseen_document(d, seed, forbidden), vocab) for d in corpus)
-        return _corpus("unseen", corpus, seed, docs)
+        docs = (flagged(unseen_document(d, seed, forbidden), vocab) for d in corpus)
+        return variant_corpus("unseen", corpus, seed, docs)
 
-    return _cached("unseen", corpus, seed, compute)
+    return cached_variant("unseen", corpus, seed, compute)
 
 
 #: Variants that transform each document on its own (:func:`document_variant`).
@@ -376,7 +377,3 @@ __all__ = [
     "unseen_document",
     "vocabulary",
 ]
-
-# The ``foreign`` test variant (names and places of other countries) lives in its own
-# module; importing it registers it after the paper's four.
-from corpora import foreign as _foreign  # noqa: E402, F401

@@ -9,8 +9,8 @@ file there) and load an entry-point group (so an installed package can add entri
 touching this repository) -- the way presidio-analyzer's recognizer registry loads
 recognizers.
 
-It lives in ``corpora/`` because that is the lowest layer that uses it (readers and
-variants); ``systems/`` and ``bench/`` build on it.
+It lives in ``infra/``, the floor below everything that looks names up (readers and
+variants in ``corpora/``, systems and feature classes in ``systems/``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ class Registry(Generic[T]):
     points.
 
     ``package``: a package whose modules are imported on first lookup (modules starting with
-    ``_`` are skipped), or a single module, imported on first lookup; ``entry_point_group``:
+    ``_`` are skipped), or a single module, or several packages or modules in order,
+    imported on first lookup; ``entry_point_group``:
     an entry-point group loaded on first lookup (each entry point names an object;
     :attr:`describe` gives its description; ``load`` turns it into the registry's own
     shape, so an installed plug-in may name a bare class where entries are records).
@@ -57,7 +58,7 @@ class Registry(Generic[T]):
         self,
         kind: str,
         *,
-        package: str | None = None,
+        package: str | tuple[str, ...] | None = None,
         entry_point_group: str | None = None,
         describe: Callable[[T], str] | None = None,
         name_of: Callable[[T], str] | None = None,
@@ -124,13 +125,13 @@ class Registry(Generic[T]):
             return
         self._discovering = True
         try:
-            if self.package is not None:
-                for module in _package_modules(self.package):
-                    try:
-                        importlib.import_module(module)
-                    except ModuleNotFoundError as exc:
-                        if exc.name is None or exc.name.split(".")[0] in _LOCAL_ROOTS:
-                            raise
+            packages = (self.package,) if isinstance(self.package, str) else self.package or ()
+            for module in (m for p in packages for m in _package_modules(p)):
+                try:
+                    importlib.import_module(module)
+                except ModuleNotFoundError as exc:
+                    if exc.name is None or exc.name.split(".")[0] in _LOCAL_ROOTS:
+                        raise
             if self.entry_point_group is not None:
                 for ep in sorted(entry_points(group=self.entry_point_group), key=_ep_name):
                     obj = ep.load()
@@ -184,7 +185,7 @@ class Registry(Generic[T]):
         return self.names()
 
 
-_LOCAL_ROOTS = frozenset({"corpora", "systems", "bench"})
+_LOCAL_ROOTS = frozenset({"infra", "corpora", "systems", "bench"})
 
 
 def _same(a: object, b: object) -> bool:

@@ -75,7 +75,6 @@ from systems.mimic_rules import dates, locations, names, numbers, phones
 from systems.mimic_rules.candidates import (
     Candidates,
     Paragraph,
-    Tag,
     approve,
     label_tokens,
     paragraphs,
@@ -83,6 +82,7 @@ from systems.mimic_rules.candidates import (
 )
 from systems.mimic_rules.lexicon import MimicLexicon, from_deid_files, from_dictionaries
 from systems.mimic_rules.lists import list_entries
+from systems.mimic_rules.tags import Tag
 
 if TYPE_CHECKING:
     from corpora.model import Document

@@ -428,7 +428,7 @@ def record(result: RunResult, specs: Mapping[str, SystemSpec]) -> dict[str, Any]
 def report_section(info: Mapping[str, Any]) -> list[str]:
     """The report's lines on the ledger: per corpus, how many configurations had been
     scored on its notes before this run (from run.json's ``ledger``)."""
-    from bench.report.render import _md_table
+    from bench.report.markdown import md_table
 
     ledger = info.get("ledger") or {}
     corpora = ledger.get("corpora") or {}
@@ -474,7 +474,7 @@ def report_section(info: Mapping[str, Any]) -> list[str]:
     if rows:
         headers = ["Corpus", "Notes", "Configurations before this run"]
         headers += ["This run's among them", "Counting code versions apart"]
-        out += [_md_table(rows, [*headers, "Others on sets sharing notes"]), ""]
+        out += [md_table(rows, [*headers, "Others on sets sharing notes"]), ""]
     return [*out, status + ".", ""]
 
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.report.ledger import report_section as ledger_section
+from bench.report.markdown import md_table, pct
 from bench.reproduce import paper_figures
 from bench.run.protocols import NOT_SPLIT
 from bench.run.run_types import DEFAULT_INNER_FOLDS
@@ -61,23 +62,13 @@ PLO = "people_locations_organizations"
 MARK_TEST = "approximate_randomization_f1"
 
 
-def _pct(x: Any) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}"
-
-
-def _md_table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
-    from tabulate import tabulate
-
-    return tabulate(rows, headers=list(headers), tablefmt="github", disable_numparse=True)
-
-
 def _bold_best(values: list[float | None]) -> list[str]:
     """Format percentages and bold the best (ties all bold)."""
     present = [v for v in values if v is not None and not math.isnan(v)]
     best = max(present) if present else None
     out = []
     for v in values:
-        s = _pct(v)
+        s = pct(v)
         if s and best is not None and round(100 * v, 1) == round(100 * best, 1):
             s = f"**{s}**"
         out.append(s)
@@ -215,9 +206,9 @@ def headline_table(
             r = rows[i]
             ci = ""
             if r is not None and not math.isnan(float(r.f1_ci_low)):
-                ci = f"{_pct(r.f1_ci_low)}–{_pct(r.f1_ci_high)}"
+                ci = f"{pct(r.f1_ci_low)}–{pct(r.f1_ci_high)}"
             lines.append([s, label, cols["precision"][i], cols["recall"][i], f, ci])
-    return _md_table(lines, ["System", "Class", "P", "R", "F", "95% CI of F"])
+    return md_table(lines, ["System", "Class", "P", "R", "F", "95% CI of F"])
 
 
 def published_table(corpus: str, subset: str) -> str | None:
@@ -236,7 +227,7 @@ def published_table(corpus: str, subset: str) -> str | None:
         ]
         for p in rows
     ]
-    return _md_table(lines, ["Published system", "ours", "Class", "P", "R", "F", "Source"])
+    return md_table(lines, ["Published system", "ours", "Class", "P", "R", "F", "Source"])
 
 
 def category_table(
@@ -266,7 +257,7 @@ def category_table(
             vals.append(None if r is None else float(r.f1))
         columns[c] = _bold_best(vals)
     lines = [[s, *(columns[c][i] for c in cats)] for i, s in enumerate(present)]
-    return _md_table(lines, ["System", *cats])
+    return md_table(lines, ["System", *cats])
 
 
 def subset_table(
@@ -282,12 +273,12 @@ def subset_table(
     rows = [_row(tok, system=s) for s in present]
     if measure == "recall":
         vals = _bold_best([float(r.recall) for r in rows])
-        return _md_table(
+        return md_table(
             [[s, v, int(r.tp + r.fn)] for s, v, r in zip(present, vals, rows, strict=True)],
             ["System", "PHI found (recall)", "PHI tokens"],
         )
     cols = {m: _bold_best([float(r[m]) for r in rows]) for m in ("precision", "recall", "f1")}
-    return _md_table(
+    return md_table(
         [
             [s, cols["precision"][i], cols["recall"][i], cols["f1"][i]]
             for i, s in enumerate(present)
@@ -308,9 +299,9 @@ def entity_table(df: pd.DataFrame, corpus: str, systems: Sequence[str]) -> str |
         row = [s]
         for match in ("strict", "overlap"):
             r = _row(ent, system=s, match=match)
-            row += [_pct(r.precision), _pct(r.recall), _pct(r.f1)] if r is not None else [""] * 3
+            row += [pct(r.precision), pct(r.recall), pct(r.f1)] if r is not None else [""] * 3
         lines.append(row)
-    return _md_table(
+    return md_table(
         lines, ["System", "strict P", "strict R", "strict F", "overlap P", "overlap R", "overlap F"]
     )
 
@@ -339,7 +330,7 @@ def distribution_table(corpora: Mapping[str, Any]) -> str:
     total = ["Total", *(str(sum(d.values())) for d in dists.values())]
     total += [str(sum(paper_figures.SU06_TABLE1[n].values())) for n in published]
     lines.append(total)
-    return _md_table(lines, headers)
+    return md_table(lines, headers)
 
 
 def timing_table(info: Mapping[str, Any]) -> str:
@@ -354,7 +345,7 @@ def timing_table(info: Mapping[str, Any]) -> str:
     for (system, corpus), (secs, toks, n, cached) in sorted(agg.items()):
         rate = f"{toks / secs:,.0f}" if secs > 0 and toks else ""
         lines.append([system, corpus, str(n), str(cached), f"{secs:.1f}", rate])
-    return _md_table(lines, ["System", "Corpus", "Cells", "From cache", "Seconds", "Tokens/s"])
+    return md_table(lines, ["System", "Corpus", "Cells", "From cache", "Seconds", "Tokens/s"])
 
 
 @dataclass(frozen=True)
@@ -458,7 +449,7 @@ def not_run_section(report: ReportInput) -> list[str]:
             why.setdefault(f["system"], f["error"].removeprefix("skipped: "))
     if not why:
         return []
-    return ["## Not run here", "", _md_table(list(why.items()), ["System", "Why"]), ""]
+    return ["## Not run here", "", md_table(list(why.items()), ["System", "Why"]), ""]
 
 
 def failures_section(report: ReportInput) -> list[str]:
@@ -466,7 +457,7 @@ def failures_section(report: ReportInput) -> list[str]:
     if not failures:
         return []
     rows = [[f["system"], f["corpus"], str(f["fold"]), f["error"]] for f in failures]
-    return ["## Failures", "", _md_table(rows, ["System", "Corpus", "Fold", "Error"]), ""]
+    return ["## Failures", "", md_table(rows, ["System", "Corpus", "Fold", "Error"]), ""]
 
 
 def systems_section(report: ReportInput) -> list[str]:
@@ -483,7 +474,7 @@ def systems_section(report: ReportInput) -> list[str]:
         for n, s in report.result.systems.items()
     ]
     headers = ["System", "What it is", "Trained", "Scored on", "Departures from the source"]
-    out = ["## Systems", "", _md_table(rows, headers), ""]
+    out = ["## Systems", "", md_table(rows, headers), ""]
     if "f1_ci" in report.plots:
         out += [f"![PHI F-measure with 95% confidence intervals]({report.plots['f1_ci']})", ""]
     return out
@@ -655,7 +646,7 @@ def external_tools_section(report: ReportInput) -> list[str]:
         "`on_error=fail` (then its cells fail); a tool that failed on every note of a "
         "fold did not run, and has no score.",
         "",
-        _md_table(
+        md_table(
             [[n, s["runs_as"], str(s.get("failed_notes", 0))] for n, s in setups.items()],
             ["System", "Ran as", "Notes it failed on"],
         ),
@@ -668,7 +659,7 @@ def external_tools_section(report: ReportInput) -> list[str]:
     ]
     if failed:
         headers = ["System", "Corpus", "Fold", "Document", "What happened"]
-        out += [_md_table(failed[:50], headers), ""]
+        out += [md_table(failed[:50], headers), ""]
         if len(failed) > 50:
             out += [f"... and {len(failed) - 50} more (run.json lists them all).", ""]
     return out
@@ -694,7 +685,7 @@ def peer_comparison_section(report: ReportInput) -> list[str]:
         out += [
             f"### `{reimpl}` vs its original `{original}` on `{corpus}`",
             "",
-            _md_table(_peer_rows(g), ["", original, reimpl]),
+            md_table(_peer_rows(g), ["", original, reimpl]),
             "",
         ]
     return out
@@ -709,20 +700,20 @@ def _peer_rows(g: pd.DataFrame) -> list[list[str]]:
         ["Cohen's κ", f"{total.kappa:.3f}" if not math.isnan(total.kappa) else "", ""],
         [
             "PHI precision (all types)",
-            _pct(total.precision_original),
-            _pct(total.precision_reimplementation),
+            pct(total.precision_original),
+            pct(total.precision_reimplementation),
         ],
         [
             "PHI recall (all types)",
-            _pct(total.recall_original),
-            _pct(total.recall_reimplementation),
+            pct(total.recall_original),
+            pct(total.recall_reimplementation),
         ],
     ]
     rows += [
         [
             f"recall of {r.label} ({int(r.tokens)} tokens)",
-            _pct(r.recall_original),
-            _pct(r.recall_reimplementation),
+            pct(r.recall_original),
+            pct(r.recall_reimplementation),
         ]
         for r in g[g.label != "ALL"].itertuples()
     ]
@@ -902,7 +893,7 @@ def _summary_table(report: ReportInput) -> list[str]:
             ranking = rankings[corpus, subset]
             mark = " *" if ranking is not None and ranking.marked.get(system, False) else ""
             cells.append(
-                "" if r is None else f"{_pct(r.precision)} / {_pct(r.recall)} / {_pct(r.f1)}{mark}"
+                "" if r is None else f"{pct(r.precision)} / {pct(r.recall)} / {pct(r.f1)}{mark}"
             )
         if any(cells):
             rows.append([system, *cells])
@@ -913,7 +904,7 @@ def _summary_table(report: ReportInput) -> list[str]:
         f"`*`: F-measure differs from the best system's at α = {report.alpha}, as in the "
         "tables below.",
         "",
-        _md_table(rows, ["System", *(f"`{c}`" for c in corpora)]),
+        md_table(rows, ["System", *(f"`{c}`" for c in corpora)]),
         "",
     ]
     partial = [s for s, u in subsets.items() if u != "all" and any(r[0] == s for r in rows)]
@@ -955,7 +946,7 @@ def difference_sentence(ranking: Ranking) -> str:
     f1 = ranking.f1
     best = ranking.best
     others = sorted((s for s in f1 if s != best and f1[s] >= 0), key=lambda s: -f1[s])
-    text = f"`{best}` has the highest PHI F ({_pct(f1[best])})"
+    text = f"`{best}` has the highest PHI F ({pct(f1[best])})"
     if not others:
         return text + "; no other system has scores."
     verdict = {
@@ -965,7 +956,7 @@ def difference_sentence(ranking: Ranking) -> str:
     runner, rest = others[0], others[1:]
     says = {"below": "significantly above", "level": "not significantly above"}
     text += f", {says.get(verdict[runner], 'not tested against')} the runner-up `{runner}` "
-    text += f"({_pct(f1[runner])})"
+    text += f"({pct(f1[runner])})"
     by = {v: [s for s in rest if verdict[s] == v] for v in ("below", "level", "untested")}
     if rest and len(by["below"]) == len(rest) and verdict[runner] == "below":
         return text + " and every other system."
@@ -980,7 +971,7 @@ def difference_sentence(ranking: Ranking) -> str:
 
 
 def _named(systems: Sequence[str], f1: Mapping[str, float]) -> str:
-    return ", ".join(f"`{s}` ({_pct(f1[s])})" for s in systems)
+    return ", ".join(f"`{s}` ({pct(f1[s])})" for s in systems)
 
 
 def weakest_category(
@@ -1028,7 +1019,7 @@ def _weakest_line(
         r = weakest_category(report.df, corpus, system, scored_on)
         if r is not None:
             where = f"`{corpus}`: " if len(corpora) > 1 else ""
-            worst.setdefault(r.label, []).append(f"{where}F {_pct(r.f1)}, R {_pct(r.recall)}")
+            worst.setdefault(r.label, []).append(f"{where}F {pct(r.f1)}, R {pct(r.recall)}")
     if worst:
         said = "; ".join(f"{label} ({'; '.join(at)})" for label, at in worst.items())
         return f"- `{system}`: {said}"
@@ -1213,9 +1204,9 @@ def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | Non
             if r is None or math.isnan(r.precision):
                 cells.append("not reached")
             else:
-                cells.append(f"{_pct(r.precision)} (t = {r.threshold:.3g})")
+                cells.append(f"{pct(r.precision)} (t = {r.threshold:.3g})")
         rows.append([system, *cells])
-    return _md_table(rows, ["System", *(f"P at R ≥ {100 * lv:g} %" for lv in levels)])
+    return md_table(rows, ["System", *(f"P at R ≥ {100 * lv:g} %" for lv in levels)])
 
 
 def _value(v: Any) -> str:
@@ -1239,12 +1230,12 @@ def tuned_table(info: Mapping[str, Any]) -> str | None:
                 str(cell["fold"]),
                 ", ".join(f"{k}={_value(v)}" for k, v in sorted(chosen.items())),
                 "" if score is None else f"{score:.3f}",
-                "" if p is None or r is None else f"{_pct(p)} / {_pct(r)}",
+                "" if p is None or r is None else f"{pct(p)} / {pct(r)}",
             ]
         )
     if not rows:
         return None
-    return _md_table(rows, ["System", "Corpus", "Fold", "Chosen", "Inner score", "Inner P / R"])
+    return md_table(rows, ["System", "Corpus", "Fold", "Chosen", "Inner score", "Inner P / R"])
 
 
 def learning_curve_table(lc: pd.DataFrame) -> str:
@@ -1253,8 +1244,8 @@ def learning_curve_table(lc: pd.DataFrame) -> str:
     lines = []
     for (corpus, system), g in sel.groupby(["corpus", "system"], sort=True):
         by = {float(r.train_fraction): r for r in g.itertuples()}
-        lines.append([corpus, system, *(_pct(by[f].f1) if f in by else "" for f in fractions)])
-    return _md_table(lines, ["Corpus", "System", *(f"{100 * f:g} %" for f in fractions)])
+        lines.append([corpus, system, *(pct(by[f].f1) if f in by else "" for f in fractions)])
+    return md_table(lines, ["Corpus", "System", *(f"{100 * f:g} %" for f in fractions)])
 
 
 # --------------------------------------------------------------------------- plots

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bench.report import markdown
+from bench.report.markdown import pct
 from bench.score.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
 
 if TYPE_CHECKING:
@@ -211,13 +213,6 @@ class Clock:
 # --------------------------------------------------------------------------- formatting
 
 
-def pct(x: float | None, digits: int = 1) -> str:
-    """A fraction as a percentage string ("" for missing)."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return ""
-    return f"{100 * x:.{digits}f}"
-
-
 def fmt_p(p: float | None) -> str:
     """A p-value for a table."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
@@ -226,14 +221,9 @@ def fmt_p(p: float | None) -> str:
 
 
 def md_table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
-    from tabulate import tabulate
-
-    return tabulate(
-        [[str(c) for c in r] for r in rows],
-        headers=list(headers),
-        tablefmt="github",
-        disable_numparse=True,
-    )
+    """:func:`bench.report.markdown.md_table` of the cells as text (``str(x)``, so a float
+    reads as Python writes it)."""
+    return markdown.md_table([[str(c) for c in r] for r in rows], headers)
 
 
 def header(

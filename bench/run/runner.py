@@ -32,7 +32,7 @@ from bench.run.run_types import (
     UsageError,
 )
 from bench.run.schedule import workers_for
-from bench.score import dominance, generalization
+from bench.score import dominance, generalization, peer_comparison
 from bench.score.scoring import Scorer, headline_subset
 from corpora.model import Corpus
 from infra import cache
@@ -77,7 +77,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     operating_points = scorer.operating_points()
     variant_comparison = scorer.variant_comparison()
     curves = {corpus: scorer.curves(corpus) for corpus in plan.splits}
-    peer_comparison = scorer.peer_comparison()
+    peers = peer_comparison.compare(scorer)
     variant_categories = generalization.category_comparison(scorer)
     pairs = dominance.dominance_table(scorer)
     t_score = time.perf_counter()
@@ -116,7 +116,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         variant_comparison=variant_comparison,
         grouping=plan.grouping,
         curves=curves,
-        peer_comparison=peer_comparison,
+        peer_comparison=peers,
         overlap=plan.overlap.as_dict(),
         phases={
             "plan": round(t_plan - t0, 2),

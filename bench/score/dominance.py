@@ -202,7 +202,7 @@ def answer(frame: pd.DataFrame, corpus: str, reference: str, alpha: float) -> st
 
 
 def _pair_table(frame: pd.DataFrame) -> str:
-    from bench.report.render import _md_table, _pct
+    from bench.report.markdown import md_table, pct
 
     rows = []
     for r in frame.itertuples():
@@ -214,14 +214,14 @@ def _pair_table(frame: pd.DataFrame) -> str:
             [
                 r.system_a,
                 r.system_b,
-                f"{_pct(r.precision_a)} / {_pct(r.precision_b)}",
+                f"{pct(r.precision_a)} / {pct(r.precision_b)}",
                 f"{r.precision_p:.3g}",
-                f"{_pct(r.recall_a)} / {_pct(r.recall_b)}",
+                f"{pct(r.recall_a)} / {pct(r.recall_b)}",
                 f"{r.recall_p:.3g}",
                 what,
             ]
         )
-    return _md_table(rows, ["A", "B", "P (A / B)", "p (P)", "R (A / B)", "p (R)", "Dominates"])
+    return md_table(rows, ["A", "B", "P (A / B)", "p (P)", "R (A / B)", "p (R)", "Dominates"])
 
 
 def report_section(result: RunResult) -> list[str]:

@@ -201,7 +201,7 @@ def _system_rows(
 
 
 def _binary_table(result: RunResult, info: Mapping[str, Any]) -> str | None:
-    from bench.report.render import _md_table, _pct
+    from bench.report.markdown import md_table, pct
 
     comparison = result.variant_comparison
     if comparison is None or comparison.empty:
@@ -211,8 +211,8 @@ def _binary_table(result: RunResult, info: Mapping[str, Any]) -> str | None:
             r.system,
             r.corpus,
             r.variant_corpus,
-            _pct(r.recall_authentic),
-            _pct(r.recall_variant),
+            pct(r.recall_authentic),
+            pct(r.recall_variant),
             estimate_note(info, r.system, r.corpus),
             f"{100 * r.difference:+.1f}",
             f"{r.p_value:.3g}",
@@ -220,11 +220,11 @@ def _binary_table(result: RunResult, info: Mapping[str, Any]) -> str | None:
         for r in comparison.itertuples()
     ]
     headers = ["System", "Trained and tested on", "Tested on", "R", "R variant"]
-    return _md_table(rows, [*headers, "R variant is", "Δ", "p"])
+    return md_table(rows, [*headers, "R variant is", "Δ", "p"])
 
 
 def _category_table(frame: pd.DataFrame, alpha: float) -> str:
-    from bench.report.render import _md_table, _pct
+    from bench.report.markdown import md_table, pct
 
     rows = []
     for r in frame.itertuples():
@@ -235,15 +235,15 @@ def _category_table(frame: pd.DataFrame, alpha: float) -> str:
                 r.system,
                 r.category,
                 f"{r.tokens_authentic} / {r.tokens_variant}",
-                _pct(r.recall_authentic),
-                _pct(r.recall_variant),
+                pct(r.recall_authentic),
+                pct(r.recall_variant),
                 diff,
                 f"{r.p_value:.3g}",
                 f"{r.p_holm:.3g}",
             ]
         )
     headers = ["System", "Category", "Tokens (authentic / variant)", "R", "R variant", "Δ"]
-    return _md_table(rows, [*headers, "p", "p (Holm)"])
+    return md_table(rows, [*headers, "p", "p (Holm)"])
 
 
 def variant_section(result: RunResult, info: Mapping[str, Any]) -> list[str]:

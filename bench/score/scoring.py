@@ -341,14 +341,6 @@ class Scorer:
                 )
         return pd.DataFrame(rows, columns=list(VARIANT_COLUMNS)) if rows else None
 
-    # -- re-implementations vs originals ------------------------------------------------------
-    def peer_comparison(self) -> Any:
-        """Agreement, recall per type and throughput of each re-implementation beside its
-        original when both ran (:mod:`bench.score.peer_comparison`); ``None`` otherwise."""
-        from bench.score import peer_comparison
-
-        return peer_comparison.compare(self)
-
     # -- in parallel ---------------------------------------------------------------------------
     def prefetch(self, env: Mapping[str, str]) -> None:
         """Score and test each corpus in a worker, in parallel, into the score cache; the

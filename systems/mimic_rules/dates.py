@@ -28,7 +28,8 @@ import calendar
 import re
 from typing import TYPE_CHECKING
 
-from systems.mimic_rules.candidates import Candidates, Paragraph, Tag, matches_near
+from systems.mimic_rules.candidates import Candidates, Paragraph, matches_near
+from systems.mimic_rules.tags import Tag
 
 if TYPE_CHECKING:
     from systems.mimic_rules.lexicon import MimicLexicon

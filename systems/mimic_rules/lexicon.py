@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from corpora.dictionaries import DEID_FILES, SITE_LISTS, Dictionaries, default_dictionaries
-from systems.mimic_rules.candidates import Tag
+from systems.mimic_rules.tags import Tag
 
 #: The deid-1.1 files of the site lists (``local_lists=False`` drops them).
 LOCAL_FILES = frozenset(rel for rel, (name, _) in DEID_FILES.items() if name in SITE_LISTS)

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import re
 
-from systems.mimic_rules.candidates import Candidates, Paragraph, Tag, matches_near
+from systems.mimic_rules.candidates import Candidates, Paragraph, matches_near
 from systems.mimic_rules.lexicon import MimicLexicon
+from systems.mimic_rules.tags import Tag
 from systems.patterns import EMPLOYMENT_INDICATORS, LOCATION_INDICATORS
 
 _A = re.ASCII

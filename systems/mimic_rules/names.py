@@ -42,20 +42,18 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from systems.mimic_rules.candidates import (
+from systems.mimic_rules.candidates import Candidates, Paragraph, probably_name
+from systems.mimic_rules.lexicon import MimicLexicon
+from systems.mimic_rules.tags import (
     AMBIGUOUS,
     CENSUS_FIRST,
     LAST,
     NAME,
     POPULAR,
     UNAMBIGUOUS_ENTRY,
-    Candidates,
-    Paragraph,
     Tag,
     mask_of,
-    probably_name,
 )
-from systems.mimic_rules.lexicon import MimicLexicon
 from systems.patterns import NAME_INDICATORS, TITLES
 
 _I = re.IGNORECASE | re.ASCII

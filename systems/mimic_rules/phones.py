@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from systems.mimic_rules.candidates import Candidates, Paragraph, Tag
+from systems.mimic_rules.candidates import Candidates, Paragraph
+from systems.mimic_rules.tags import Tag
 
 if TYPE_CHECKING:
     from systems.mimic_rules.lexicon import MimicLexicon

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from bench.report import render as report
+from bench.report.markdown import pct
 from bench.report.outputs import run_info
 from bench.report.render import PLO
 from bench.reproduce import paper_figures
@@ -181,7 +182,7 @@ def test_precision_recall_plots_are_named_by_corpus_not_by_its_path(toy_systems,
 
 @pytest.mark.parametrize("value", [float("nan"), None])
 def test_missing_values_render_empty(value) -> None:
-    assert report._pct(value) == ""
+    assert pct(value) == ""
 
 
 def _ar(a: str, b: str, p: float) -> dict:
@@ -343,14 +344,14 @@ def test_the_report_opens_with_a_summary_of_the_run(toy_systems) -> None:
             & (df.subset == subset)
             & (df.label == "PHI")
         ].iloc[0]
-        prf = " / ".join(report._pct(r[m]) for m in ("precision", "recall", "f1"))
+        prf = " / ".join(pct(r[m]) for m in ("precision", "recall", "f1"))
         table = details.split("### People" if subset == PLO else "### PHI and non-PHI")[1]
         marked = re.search(rf"\| {system}\s+\| PHI[^\n]*\d \*", table) is not None
         assert rows[system] == [prf + (" *" if marked else "")], system
 
     # which differences hold: the best system of the headline table, named with its F
     best = max(("toy-capitals", "toy-memory"), key=lambda s: _phi_f1(df, s))
-    assert f"`{best}` has the highest PHI F ({report._pct(_phi_f1(df, best))})" in summary
+    assert f"`{best}` has the highest PHI F ({pct(_phi_f1(df, best))})" in summary
 
     # where each system fails most: its lowest-F category among those with gold tokens
     # (ties: the lower recall, then the label set's order)
@@ -362,7 +363,7 @@ def test_the_report_opens_with_a_summary_of_the_run(toy_systems) -> None:
         & ((df.tp + df.fn) > 0)
     ]
     w = min(cats.itertuples(), key=lambda r: (r.f1, r.recall, LABELS.index(r.label)))
-    line = f"- `toy-capitals`: {w.label} (F {report._pct(w.f1)}, R {report._pct(w.recall)})"
+    line = f"- `toy-capitals`: {w.label} (F {pct(w.f1)}, R {pct(w.recall)})"
     assert line in summary.splitlines()
     assert "- `toy-people`: " in summary  # only its own categories
     people = next(x for x in summary.splitlines() if x.startswith("- `toy-people`: "))

@@ -8,7 +8,19 @@
 
 from __future__ import annotations
 
+from bench.reproduce.common import Clock, Options, Report
+from bench.reproduce.sibanda2006 import claims, experiments, render
 from bench.reproduce.sibanda2006.design import NAME, ROLES, TITLE
-from bench.reproduce.sibanda2006.experiments import reproduce
+
+
+def reproduce(options: Options) -> Report:
+    """Run the paper's experiments, judge its claims and build ``sibanda2006.md``."""
+    clock = Clock()
+    ctx = experiments.run_all(options)
+    parts = experiments.parts_of(ctx)
+    verdicts = [claim(parts[claim], options.alpha) for claim in claims.CLAIMS]
+    markdown = render.report(ctx, parts, verdicts, clock)
+    return Report(NAME, markdown, verdicts, failed=ctx.result.failed)
+
 
 __all__ = ["NAME", "ROLES", "TITLE", "reproduce"]

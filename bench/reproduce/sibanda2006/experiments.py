@@ -32,9 +32,7 @@ import numpy as np
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
     SAME_POINTS,
-    Clock,
     Options,
-    Report,
     Role,
     ar_p,
     document_counts,
@@ -43,10 +41,9 @@ from bench.reproduce.common import (
     run,
     scorer_for,
 )
-from bench.reproduce.sibanda2006 import claims, render
+from bench.reproduce.sibanda2006 import claims
 from bench.reproduce.sibanda2006.design import (
     CORPORA,
-    NAME,
     PAPER_TOP_FEATURES,
     PLO_CATEGORIES,
     ROLES,
@@ -79,14 +76,17 @@ class Context:
         return document_counts(self.scorer, self.name(role), self.specs[corpus], subset)
 
 
-def reproduce(options: Options) -> Report:
-    """Run the paper's experiments, judge its claims and build ``sibanda2006.md``."""
-    clock = Clock()
+def run_all(options: Options) -> Context:
+    """The paper's runs: every system on every corpus of its tables, in one runner call."""
     roles = roles_from(ROLES, options)
     specs = corpus_specs(options.base)
     result = run(options.run_config(list(roles.values()), list(specs.values())))
-    ctx = Context(options, roles, specs, result, scorer_for(result))
-    parts = {
+    return Context(options, roles, specs, result, scorer_for(result))
+
+
+def parts_of(ctx: Context) -> dict[Any, list[Part]]:
+    """Each claim's parts."""
+    return {
         claims.local_context_wins: beats_baselines(ctx),
         claims.identifinder_below_dictionary: [dictionary_above_identifinder(ctx)],
         claims.svm_best_on_ambiguity: best_on_ambiguity(ctx),
@@ -97,9 +97,6 @@ def reproduce(options: Options) -> Report:
         claims.one_entity_per_sentence: [one_entity(ctx)],
         claims.most_informative_features: ranking(ctx),
     }
-    verdicts = [claim(parts[claim], options.alpha) for claim in claims.CLAIMS]
-    markdown = render.report(ctx, parts, verdicts, clock)
-    return Report(NAME, markdown, verdicts, failed=result.failed)
 
 
 # --------------------------------------------------------------------------- the parts

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bench.report.markdown import pct
 from bench.reproduce import paper_figures
 from bench.reproduce.common import (
     SAME_POINTS,
@@ -22,7 +23,6 @@ from bench.reproduce.common import (
     fmt_p,
     header,
     md_table,
-    pct,
     side_by_side,
     verdict_section,
 )

@@ -27,20 +27,17 @@ from bench.reproduce import ablation
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
     SAME_POINTS,
-    Clock,
     Options,
-    Report,
     document_counts,
     roles_from,
     run,
     scorer_for,
 )
-from bench.reproduce.statdeid import claims, render
+from bench.reproduce.statdeid import claims
 from bench.reproduce.statdeid.design import (
     COMPARABLE_F_POINTS,
     HUMAN_RECALL,
     LITTLE_RECALL_POINTS,
-    NAME,
     NOTHING_FOUND,
     REPORT_CLASSES,
     ROLES,
@@ -73,9 +70,9 @@ class Context:
         return sorted({float(f) for f in lc.train_fraction})
 
 
-def reproduce(options: Options) -> Report:
-    """Run the report's experiments, judge its claims and build ``statdeid.md``."""
-    clock = Clock()
+def run_all(options: Options) -> Context:
+    """The report's runs: the learning curve through the runner, then the kernel experiment
+    and the feature ablations on its corpus."""
     svm = roles_from(ROLES, options)["svm"]
     lc_result = run(options.run_config([svm], [options.base], protocol="learning-curve"))
     corpus = lc_result.corpora[options.base]
@@ -84,11 +81,7 @@ def reproduce(options: Options) -> Report:
     ablations = ablation.feature_ablation(
         corpus, mode="both", folds=options.folds, include_optional=True, **common
     )
-    ctx = Context(options, svm.name, corpus, lc_result, scorer_for(lc_result), kernels, ablations)
-    parts = parts_of(ctx)
-    verdicts = [claim(parts[claim], options.alpha) for claim in claims.CLAIMS]
-    markdown, figures = render.report(ctx, verdicts, clock)
-    return Report(NAME, markdown, verdicts, figures, failed=lc_result.failed)
+    return Context(options, svm.name, corpus, lc_result, scorer_for(lc_result), kernels, ablations)
 
 
 def parts_of(ctx: Context) -> dict[Any, list[Part]]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bench.report.markdown import pct
 from bench.reproduce import paper_figures
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
@@ -24,7 +25,6 @@ from bench.reproduce.common import (
     fmt_p,
     header,
     md_table,
-    pct,
     verdict_section,
 )
 from bench.reproduce.statdeid.design import KERNELS, REPORT_ACCURACY, REPORT_CLASSES, TITLE

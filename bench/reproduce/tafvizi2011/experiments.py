@@ -15,27 +15,24 @@ from typing import Any
 
 import numpy as np
 
+from bench.report.markdown import pct
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
     SAME_POINTS,
-    Clock,
     Options,
-    Report,
     Role,
     ar_p,
     document_counts,
     measure,
-    pct,
     roles_from,
     row,
     run,
     scorer_for,
 )
-from bench.reproduce.tafvizi2011 import claims, render
+from bench.reproduce.tafvizi2011 import claims
 from bench.reproduce.tafvizi2011.design import (
     CATEGORIES,
     FEATURE_SETS,
-    NAME,
     ROLES,
     Family,
     by_category,
@@ -115,11 +112,9 @@ def run_all(options: Options) -> Runs:
     return Runs(options, roles, a, b, h1, second, cross, held, train_part, with_split, h4)
 
 
-def reproduce(options: Options) -> Report:
-    """Run the four hypotheses' experiments, judge her claims and build ``tafvizi2011.md``."""
-    clock = Clock()
-    runs = run_all(options)
-    parts = {
+def parts_of(runs: Runs) -> dict[Any, list[Part]]:
+    """Each claim's parts."""
+    return {
         claims.mega_beats_sources: beats_sources(runs),
         claims.features_do_no_harm: no_harm(runs),
         claims.similar_across_corpora: similar(runs),
@@ -129,10 +124,6 @@ def reproduce(options: Options) -> Report:
         claims.mega_beats_multi: [beats_multi(runs)],
         claims.weaker_on_hospitals_and_locations: weaker_categories(runs),
     }
-    verdicts = [claim(parts[claim], options.alpha) for claim in claims.CLAIMS]
-    markdown = render.report(runs, verdicts, clock)
-    failed = any(c.result.failed for c in runs.cells())
-    return Report(NAME, markdown, verdicts, failed=failed)
 
 
 # --------------------------------------------------------------------------- the parts

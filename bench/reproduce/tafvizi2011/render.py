@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from bench.report.markdown import pct
 from bench.reproduce import paper_figures
 from bench.reproduce import verdicts as tests
 from bench.reproduce.common import (
@@ -20,7 +21,6 @@ from bench.reproduce.common import (
     fmt_p,
     header,
     md_table,
-    pct,
     verdict_section,
 )
 from bench.reproduce.tafvizi2011.design import (
