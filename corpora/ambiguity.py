@@ -39,7 +39,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from corpora.dictionaries import census_names, read_word_list, us_places
@@ -57,6 +56,7 @@ from corpora.surrogates import (
     titlecase,
 )
 from corpora.tokenize import token_spans
+from infra.memo import memoize
 
 _DATA = Path(__file__).resolve().parent / "data"
 SUBSTITUTIONS_FILE = _DATA / "ambiguous_substitutions.txt"
@@ -108,14 +108,14 @@ def data_fingerprint() -> str:
     return h.hexdigest()
 
 
-@lru_cache(maxsize=1)
+@memoize("ambiguity.stop_words", max_entries=1)
 def stop_words() -> frozenset[str]:
     """Words never used as ambiguous PHI: function and cue words, fixed hospital words."""
     words = (w for line in read_word_list(FUNCTION_WORDS_FILE) for w in line.split())
     return frozenset(words) | _FIXED_HOSPITAL_WORDS
 
 
-@lru_cache(maxsize=1)
+@memoize("ambiguity.name_words", max_entries=1)
 def name_words() -> dict[str, frozenset[str]]:
     """Every word that can be a name or a place (lower case) -> its roles (first, last,
     place): census first names and surnames, one-word US places.
@@ -192,14 +192,14 @@ def parse_substitutions(
     return tuple(out)
 
 
-@lru_cache(maxsize=1)
+@memoize("ambiguity.substitutions", max_entries=1)
 def substitutions() -> tuple[Substitution, ...]:
     """The packaged substitutions (``data/ambiguous_substitutions.txt``)."""
     text = SUBSTITUTIONS_FILE.read_text(encoding="utf-8")
     return parse_substitutions(text.splitlines(), source=str(SUBSTITUTIONS_FILE))
 
 
-@lru_cache(maxsize=1)
+@memoize("ambiguity.substitution_pattern", max_entries=1)
 def _substitution_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
     full = {f.lower(): s.full for s in substitutions() for f in s.forms}
     forms = sorted(full, key=len, reverse=True)
@@ -504,7 +504,7 @@ def _names_month(word: str, fmt: str) -> bool:
     return written.lower() == word
 
 
-@lru_cache(maxsize=1)
+@memoize("ambiguity.states", max_entries=1)
 def _states() -> frozenset[str]:
     from corpora.dictionaries import gazetteer
 

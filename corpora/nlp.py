@@ -16,10 +16,10 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from infra import memo, stages
+from infra.memo import memoize
 
 if TYPE_CHECKING:
     from corpora.model import Document
@@ -79,7 +79,7 @@ def available(resource: str) -> bool:
     return _find(resource)
 
 
-@lru_cache(maxsize=1)
+@memoize("nlp.tagger", max_entries=1)
 def _tagger() -> Any:
     require("averaged_perceptron_tagger_eng")
     from nltk.tag.perceptron import PerceptronTagger
@@ -87,7 +87,7 @@ def _tagger() -> Any:
     return PerceptronTagger()
 
 
-@lru_cache(maxsize=1)
+@memoize("nlp.lemmatizer", max_entries=1)
 def _lemmatizer() -> Any:
     require("wordnet")
     from nltk.stem import WordNetLemmatizer

@@ -26,10 +26,10 @@ import re
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from corpora.dictionaries import SAINTS, gazetteer, surrogate_dictionaries
 from corpora.model import Document, Mark, Span
+from infra.memo import memoize
 
 MONTH_NAMES = (
     "January February March April May June July August September October November December"
@@ -82,7 +82,7 @@ class Pools:
     states: tuple[str, ...]
 
 
-@lru_cache(maxsize=1)
+@memoize("surrogates.pools", max_entries=1)
 def default_pools() -> Pools:
     """Pools from :func:`corpora.dictionaries.surrogate_dictionaries` (frequency-ordered)."""
     from corpora.dictionaries import census_names
@@ -399,7 +399,7 @@ class SurrogateFactory:
         return self.replace_number(text, "OTHER")
 
 
-@lru_cache(maxsize=8)
+@memoize("surrogates.lower_sets", max_entries=8)
 def _lower_set(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w.lower() for w in words)
 

@@ -38,7 +38,6 @@ import random
 import re
 import string
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 
 from corpora.ambiguity import ambiguous_documents, ambiguous_marks, data_fingerprint
 from corpora.dictionaries import (
@@ -62,6 +61,7 @@ from corpora.surrogates import (
     apply_case,
     case_style,
 )
+from infra.memo import memoize
 
 #: Bump whenever a variant's output for a given input changes (invalidates the cache).
 VARIANTS_VERSION = 4
@@ -73,23 +73,16 @@ _WORD_RE = re.compile(r"[A-Za-z]+")
 # --------------------------------------------------------------------------- dictionaries
 
 
-_VOCABULARIES: dict[int, tuple[Dictionaries, frozenset[str]]] = {}
-
-
+@memoize("variants.vocabularies", identity=(0,))
 def vocabulary(dictionaries: Dictionaries) -> frozenset[str]:
     """Every word (and every word of a multi-word entry) in ``dictionaries`` (memoized)."""
-    hit = _VOCABULARIES.get(id(dictionaries))
-    if hit is not None and hit[0] is dictionaries:
-        return hit[1]
     words: set[str] = set()
     for entries in dictionaries.lists.values():
         for e in entries:
             words.add(e)
             if " " in e or "-" in e or "'" in e:
                 words.update(_WORD_RE.findall(e))
-    vocab = frozenset(words)
-    _VOCABULARIES[id(dictionaries)] = (dictionaries, vocab)
-    return vocab
+    return frozenset(words)
 
 
 def _in_vocabulary(word: str, vocab: frozenset[str]) -> bool:
@@ -263,7 +256,7 @@ def _random_word(rng: random.Random, original: str, forbidden: frozenset[str]) -
         return word.capitalize() if original[:1].isupper() else word
 
 
-@lru_cache(maxsize=4)
+@memoize("variants.unseen_forbidden", max_entries=4)
 def _unseen_forbidden(sources: tuple[str, ...]) -> frozenset[str]:
     return vocabulary(system_dictionaries()) | vocabulary(surrogate_dictionaries())
 

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from infra.memo import memoize
+
 #: Environment variable overriding the cache directory.
 ENV_CACHE = "DEID_BENCH_CACHE"
 #: Bump to invalidate every cache entry written by older code.
@@ -315,9 +317,7 @@ def _local_imports(path: Path) -> set[str]:
     return found
 
 
-_SOURCE_FINGERPRINTS: dict[str, str] = {}
-
-
+@memoize("cache.source_fingerprints")
 def source_fingerprint(module: str) -> str:
     """A hash of a module and every ``systems``/``corpora``/``infra`` module it imports,
     transitively.
@@ -326,9 +326,6 @@ def source_fingerprint(module: str) -> str:
     class, the tokenizer, a dictionary loader it uses) invalidates exactly what depends on
     it.  Computed once per module per process.
     """
-    hit = _SOURCE_FINGERPRINTS.get(module)
-    if hit is not None:
-        return hit
     h = hashlib.blake2b(digest_size=12)
     seen: set[Path] = set()
     queue = [module]
@@ -341,5 +338,4 @@ def source_fingerprint(module: str) -> str:
     for path in sorted(seen):
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    _SOURCE_FINGERPRINTS[module] = h.hexdigest()
-    return _SOURCE_FINGERPRINTS[module]
+    return h.hexdigest()

@@ -1,10 +1,13 @@
 """One bounded memo for every per-process cache: the only place a module keeps results.
 
 Every cache a process holds in memory -- POS tags, encoded features, CRF item sequences,
-gold codes, token forms -- is a :class:`Memo` with the same policy:
+gold codes, token forms, word lists loaded once, lexicons compiled per set of
+dictionaries -- is a :class:`Memo` with the same policy (a module never keeps a dict of
+results or a :func:`functools.lru_cache` of its own: :func:`memoize` is the decorator):
 
-* **bounded**: each memo has a budget in (estimated) bytes, listed in :data:`BUDGETS`; an
-  entry that would go over it pushes out the least recently used ones;
+* **bounded**: each memo has a budget in (estimated) bytes, listed in :data:`BUDGETS`, and
+  may also cap its number of entries; an entry that would go over either pushes out the
+  least recently used ones;
 * **released with its documents**: a memo keyed by document says how
   (``document=``); :func:`release` drops the entries of every document that no task left
   in the run needs.  :mod:`bench.run.execution` calls it around each task, so a worker that
@@ -12,12 +15,13 @@ gold codes, token forms -- is a :class:`Memo` with the same policy:
 * **thread-safe**: dask workers run tasks in threads.  A value is computed outside the lock
   (two threads may compute the same entry; both get equal values).
 
-The budgets add up to about half of :data:`MEMORY_TARGET`, the peak a process may reach:
-the rest is left to what a cell allocates while it runs (training matrices, the learners'
-own copies, predictions).  Sizes are estimates (:func:`approximate_size`, or the memo's own
-``weigh``), not measurements: they bound the number of entries, and are chosen so that one
-corpus's worth of each cache fits (a memo smaller than what a task cycles through would
-recompute everything: least-recently-used order evicts each entry just before its reuse).
+The budgets add up to under two thirds of :data:`MEMORY_TARGET`, the peak a process may
+reach: the rest is left to what a cell allocates while it runs (training matrices, the
+learners' own copies, predictions).  Sizes are estimates (:func:`approximate_size`, or
+the memo's own ``weigh``), not measurements: they bound the number of entries, and are
+chosen so that one corpus's worth of each cache fits (a memo smaller than what a task
+cycles through would recompute everything: least-recently-used order evicts each entry
+just before its reuse).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ V = TypeVar("V")
 F = TypeVar("F", bound=Callable[..., Any])
 
 MB = 1024**2
-#: The peak resident memory a worker process should stay under (README, *Speed*).
+#: The peak resident memory a worker process should stay under (docs/speed.md).
 MEMORY_TARGET = 2048 * MB
 
 #: Every process-wide memo and its budget.  One place to see what a process keeps.
@@ -65,6 +69,61 @@ BUDGETS: dict[str, int] = {
     "predictions.labels": 32 * MB,
     # systems.svm: the last training matrices, while candidates are selected (--tune)
     "svm.designs": 96 * MB,
+    # bench.score.significance: each corpus's bootstrap draws, a resamples x documents
+    # matrix (8 MB for 1000 resamples of 1,000 notes), shared by every row's interval
+    "significance.bootstrap": 32 * MB,
+    # bench.training: transformed copies of training notes (--augment), released with the
+    # notes; the corpora of --extra-training
+    "augment.copies": 16 * MB,
+    "training.extra_corpora": 1 * MB,
+    # corpora.dictionaries: word lists loaded once, and the dictionaries of each directory
+    "dictionaries.deid_files": 1 * MB,
+    "dictionaries.system": 1 * MB,
+    "dictionaries.census_names": 1 * MB,
+    "dictionaries.gazetteer": 1 * MB,
+    "dictionaries.us_places": 2 * MB,
+    "dictionaries.english_words": 1 * MB,
+    "dictionaries.default": 1 * MB,
+    "dictionaries.surrogate": 1 * MB,
+    # corpora.nlp: the tagger and the lemmatizer, loaded once
+    "nlp.tagger": 1 * MB,
+    "nlp.lemmatizer": 1 * MB,
+    # corpora.generator: what a sentence template holds, and the weights of the choices
+    "generator.phi_categories": 2 * MB,
+    "generator.weights": 4 * MB,
+    "generator.family_members": 2 * MB,
+    "generator.family_weights": 4 * MB,
+    # corpora.surrogates, corpora.variants, corpora.foreign, corpora.ambiguity: pools of
+    # surrogate names and places, words a variant may not use, the embedded corpus's
+    # ambiguous words
+    "surrogates.pools": 1 * MB,
+    "surrogates.lower_sets": 8 * MB,
+    "variants.vocabularies": 4 * MB,
+    "variants.unseen_forbidden": 4 * MB,
+    "foreign.pools": 2 * MB,
+    "foreign.us_places": 1 * MB,
+    "ambiguity.stop_words": 1 * MB,
+    "ambiguity.name_words": 8 * MB,
+    "ambiguity.substitutions": 1 * MB,
+    "ambiguity.substitution_pattern": 1 * MB,
+    "ambiguity.states": 1 * MB,
+    # infra.cache: the hash of each module's source and the modules it imports
+    "cache.source_fingerprints": 1 * MB,
+    # systems: lexicons compiled per set of dictionaries (heuristic, mimic, dictionary
+    # features), per-word memos (HMM word features, WordNet classes), patterns and helpers
+    "heuristic.lexicons": 1 * MB,
+    "mimic.lexicons": 1 * MB,
+    "mimic.name_patterns": 1 * MB,
+    "features.dictionary_lexicons": 1 * MB,
+    "features.dictionary_indexes": 1 * MB,
+    "statdeid.wordnet_classes": 8 * MB,
+    "hmm.word_features": 8 * MB,
+    "snow.assignments": 8 * MB,
+    "linkgrammar.module": 1 * MB,
+    "linkgrammar.parser": 1 * MB,
+    "external.prctl": 1 * MB,
+    "external.file_digests": 1 * MB,
+    "presidio.analyzers": 1 * MB,
 }
 
 
@@ -89,8 +148,9 @@ class Memo(Generic[K, V]):
 
     ``name`` is its entry in :data:`BUDGETS` (or pass ``budget`` in bytes).  ``weigh(key,
     value)`` estimates an entry's bytes (default :func:`approximate_size` of both);
-    ``document(key)`` gives the document fingerprint an entry belongs to, which makes the
-    memo subject to :func:`release`.
+    ``max_entries`` caps the number of entries too, for values whose estimate says little
+    of what they hold (a loaded model, a corpus); ``document(key)`` gives the document
+    fingerprint an entry belongs to, which makes the memo subject to :func:`release`.
     """
 
     def __init__(
@@ -100,9 +160,11 @@ class Memo(Generic[K, V]):
         *,
         weigh: Callable[[K, V], int] | None = None,
         document: Callable[[K], str] | None = None,
+        max_entries: int | None = None,
     ) -> None:
         self.name = name
         self.budget = BUDGETS[name] if budget is None else int(budget)
+        self.max_entries = max_entries
         self.weigh = weigh or (lambda k, v: approximate_size(k) + approximate_size(v))
         self.document = document
         self._entries: OrderedDict[K, tuple[V, int]] = OrderedDict()
@@ -174,7 +236,8 @@ class Memo(Generic[K, V]):
             return
         self._entries[key] = (value, size)
         self._size += size
-        while self._size > self.budget:
+        limit = self.max_entries
+        while self._size > self.budget or (limit is not None and len(self._entries) > limit):
             _, (_, dropped) = self._entries.popitem(last=False)
             self._size -= dropped
             self.evictions += 1
@@ -250,18 +313,29 @@ def on_release(hook: Callable[[bool], None]) -> Callable[[bool], None]:
     return hook
 
 
-def memoize(name: str, budget: int | None = None, **options: Any) -> Callable[[F], F]:
-    """A function memoized in a :class:`Memo` (for functions of hashable arguments, in place
-    of :func:`functools.lru_cache`).  The wrapper has ``memo`` and ``cache_clear()``."""
+def memoize(
+    name: str, budget: int | None = None, *, identity: Collection[int] = (), **options: Any
+) -> Callable[[F], F]:
+    """A function memoized in a :class:`Memo`, in place of :func:`functools.lru_cache`
+    (``options`` as for :class:`Memo`, e.g. ``max_entries``).  The wrapper has ``memo`` and
+    ``cache_clear()``.
+
+    Arguments must be hashable, except those at the positions in ``identity``: an object
+    that is costly or impossible to hash (a :class:`~corpora.dictionaries.Dictionaries`, a
+    lexicon) is keyed by its identity, and the entry holds it, so its ``id`` cannot be
+    reused by another object while the result computed from it is kept."""
 
     def decorate(func: F) -> F:
         memo: Memo[Any, Any] = Memo(name, budget, **options)
+        if identity:
+            return _by_identity(func, memo, frozenset(identity))
 
         @wraps(func)
-        def wrapper(*args: Any) -> Any:
-            hit = memo.get(args, _MISSING)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = (*args, _KWARGS, *sorted(kwargs.items())) if kwargs else args
+            hit = memo.get(key, _MISSING)
             if hit is _MISSING:
-                hit = memo.put(args, func(*args))
+                hit = memo.put(key, func(*args, **kwargs))
             return hit
 
         wrapper.memo = memo  # type: ignore[attr-defined]
@@ -269,3 +343,25 @@ def memoize(name: str, budget: int | None = None, **options: Any) -> Callable[[F
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+#: Separates positional from keyword arguments in a :func:`memoize` key.
+_KWARGS: Any = object()
+
+
+def _by_identity(func: F, memo: Memo[Any, Any], positions: frozenset[int]) -> F:
+    """:func:`memoize` with the arguments at ``positions`` keyed by identity (positional
+    arguments only); each entry is ``(the objects, the result)``."""
+
+    @wraps(func)
+    def wrapper(*args: Any) -> Any:
+        key = tuple(id(a) if i in positions else a for i, a in enumerate(args))
+        held = tuple(a for i, a in enumerate(args) if i in positions)
+        hit = memo.get(key, _MISSING)
+        if hit is _MISSING or any(x is not y for x, y in zip(hit[0], held, strict=True)):
+            hit = memo.put(key, (held, func(*args)))
+        return hit[1]
+
+    wrapper.memo = memo  # type: ignore[attr-defined]
+    wrapper.cache_clear = memo.clear  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]

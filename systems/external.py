@@ -51,11 +51,11 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 from corpora.model import LABELS, OUTSIDE, PHI, Document, printable
+from infra.memo import memoize
 from systems.base import CannotStart, HarnessError, System
 
 #: How a note the tool failed on is scored (see the module docstring).
@@ -196,7 +196,7 @@ def byte_to_char_offsets(text: str, encoding: str = "utf-8") -> list[int]:
     return table
 
 
-@lru_cache(maxsize=1)
+@memoize("external.prctl", max_entries=1)
 def _prctl() -> Any:
     """libc's ``prctl`` (Linux), looked up once in this process, or ``None``."""
     try:
@@ -554,7 +554,7 @@ def run_isolated(
     return results
 
 
-@lru_cache(maxsize=256)
+@memoize("external.file_digests", max_entries=256)
 def _file_digest(path: str, mtime_ns: int, size: int) -> str:
     h = hashlib.blake2b(digest_size=12)
     with open(path, "rb") as fh:

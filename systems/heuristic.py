@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 
 from corpora.dictionaries import Dictionaries, system_dictionaries
 from corpora.model import OUTSIDE
+from infra.memo import memoize
 from systems import patterns
 from systems.base import System, register
 from systems.patterns import (
@@ -153,15 +154,10 @@ class HeuristicLexicon:
         return next((c for c in _TABLE_PRIORITY if c in found), None)
 
 
-_LEXICONS: dict[int, tuple[Dictionaries, HeuristicLexicon]] = {}
-
-
+@memoize("heuristic.lexicons", identity=(0,))
 def lexicon(dicts: Dictionaries) -> HeuristicLexicon:
-    hit = _LEXICONS.get(id(dicts))
-    if hit is None or hit[0] is not dicts:
-        hit = (dicts, HeuristicLexicon(dicts))
-        _LEXICONS[id(dicts)] = hit
-    return hit[1]
+    """The tables of ``dicts``, built once per dictionaries object."""
+    return HeuristicLexicon(dicts)
 
 
 def _tag(

@@ -48,7 +48,6 @@ Deviations, stated so results are read correctly:
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -57,6 +56,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from corpora.model import LABELS, OUTSIDE
+from infra.memo import memoize
 from systems.base import System, register
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ UNK = "_UNK_"
 _UNK_ID, _BOS_ID = 0, 1
 
 
-@functools.lru_cache(maxsize=200_000)
+@memoize("hmm.word_features", max_entries=200_000)
 def word_feature(word: str, first: bool = False) -> str:
     """Bikel et al.'s word feature of ``word`` (``first``: it starts the sentence).
 

@@ -65,11 +65,12 @@ on the other patients (``evaluation:physionet:DIR``); the procedure is in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from corpora.dictionaries import Dictionaries, deid_files, system_dictionaries
 from corpora.model import OUTSIDE
+from infra.memo import memoize
 from systems.base import System, register
 from systems.mimic_rules import dates, locations, names, numbers, phones
 from systems.mimic_rules.candidates import (
@@ -147,25 +148,24 @@ def tag(lex: MimicLexicon, document: Document) -> tuple[list[str], list[str]]:
     return labels, rules
 
 
-_LEXICONS: dict[tuple[object, bool], tuple[object, MimicLexicon]] = {}
-
-
 def lexicon(dictionaries: str | None = None, local_lists: bool = True) -> MimicLexicon:
     """The compiled lexicon for a dictionary directory (``None``: ``DEID_BENCH_DICTIONARIES``
     or the packaged lists), cached per list set."""
     files = deid_files(dictionaries)
-    source: object = files if files else system_dictionaries(dictionaries)
-    key = (id(source), local_lists)
-    hit = _LEXICONS.get(key)
-    if hit is None or hit[0] is not source:
-        if files:
-            lex = from_deid_files(files, local_lists)
-        else:
-            assert isinstance(source, Dictionaries)
-            lex = from_dictionaries(source, local_lists)
-        hit = (source, lex)
-        _LEXICONS[key] = hit
-    return hit[1]
+    if files:
+        return _compiled(files, local_lists)
+    return _compiled(system_dictionaries(dictionaries), local_lists)
+
+
+@memoize("mimic.lexicons", identity=(0,))
+def _compiled(
+    source: Mapping[str, frozenset[str]] | Dictionaries, local_lists: bool
+) -> MimicLexicon:
+    """The lexicon of a deid-1.1 directory's files, or of canonical word lists, compiled once
+    per list set (the files and the dictionaries of a directory are loaded once)."""
+    if isinstance(source, Dictionaries):
+        return from_dictionaries(source, local_lists)
+    return from_deid_files(source, local_lists)
 
 
 def annotate(
@@ -173,12 +173,7 @@ def annotate(
 ) -> tuple[list[str], list[str]]:
     """Labels and fired rules for ``document`` with the canonical word lists ``dicts`` (no
     registry, no directory: what tests and feature classes with their own lists use)."""
-    key = (id(dicts), local_lists)
-    hit = _LEXICONS.get(key)
-    if hit is None or hit[0] is not dicts:
-        hit = (dicts, from_dictionaries(dicts, local_lists))
-        _LEXICONS[key] = hit
-    return tag(hit[1], document)
+    return tag(_compiled(dicts, local_lists), document)
 
 
 @register

@@ -28,12 +28,12 @@ identifiers or i2b2 categories.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar
 
 from corpora.model import Document
+from infra.memo import memoize
 from systems.base import SystemUnavailable, register
 from systems.external import ExternalSystem, FoundSpan, NoteError
 
@@ -184,7 +184,7 @@ def _loadable(pipeline: str) -> bool:
     return spacy.util.is_package(pipeline) or Path(pipeline).is_dir()
 
 
-@lru_cache(maxsize=4)
+@memoize("presidio.analyzers", max_entries=4)
 def _analyzer(pipeline: str | None) -> Any:
     """Presidio's analyzer with every predefined recognizer, built once per process."""
     import tldextract.tldextract as tx

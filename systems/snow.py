@@ -53,7 +53,6 @@ Deviations, stated so results are read correctly:
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
@@ -64,6 +63,7 @@ from scipy import sparse
 
 from corpora import nlp
 from corpora.model import OUTSIDE, PEOPLE_LOCATIONS_ORGANIZATIONS
+from infra.memo import memoize
 from systems.base import System, register
 from systems.features.base import FeatureClass, TokenFeatures, extract_cached
 from systems.features.common import (
@@ -389,7 +389,7 @@ def _pmi(type_sets: Sequence[Sequence[int]], n_types: int, smoothing: float = 1.
     return np.log(p_cond / p_marg[None, :])
 
 
-@functools.lru_cache(maxsize=16)
+@memoize("snow.assignments", max_entries=16)
 def _assignments(m: int, n_types: int) -> np.ndarray:
     return np.asarray(list(itertools.product(range(n_types), repeat=m)), dtype=np.int64)
 

@@ -124,3 +124,29 @@ def test_nothing_imports_the_command_line() -> None:
         and module != "bench.__main__"
     )
     assert not importers, importers
+
+
+def _kept_results(path: Path) -> Iterator[str]:
+    """What a module keeps in memory outside :mod:`infra.memo`: a function decorated with
+    :func:`functools.lru_cache` or :func:`functools.cache`, or an empty dict made at module
+    level to fill later."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for deco in node.decorator_list:
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                name = ast.unparse(target)
+                if name.rsplit(".", 1)[-1] in ("lru_cache", "cache"):
+                    yield f"{path.relative_to(ROOT)}:{node.lineno} @{name} {node.name}"
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        empty = isinstance(value, ast.Dict) and not value.keys
+        made = isinstance(value, ast.Call) and ast.unparse(value.func) in ("dict", "OrderedDict")
+        if (empty or made) and not (isinstance(value, ast.Call) and value.args):
+            yield f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node).split('=')[0]}"
+
+
+def test_every_module_keeps_its_results_in_the_memo() -> None:
+    """One memo mechanism (infra/memo.py): bounded, listed, released with its documents."""
+    found = [hit for path in MODULES.values() for hit in _kept_results(path)]
+    assert not found, "use infra.memo.memoize or a Memo instead:\n" + "\n".join(found)

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from bench.score.metrics import fbeta_from_counts
+from infra.memo import memoize
 
 #: Below this many discordant pairs :func:`mcnemar` uses the exact binomial test.
 MCNEMAR_EXACT_BELOW = 25
@@ -192,7 +192,7 @@ def approximate_randomization(
     return observed, (hits + 1) / (n_shuffles + 1)
 
 
-@lru_cache(maxsize=8)
+@memoize("significance.bootstrap", max_entries=8)
 def _bootstrap_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """How often each document is drawn in each resample.  Drawn once per (n, resamples,
     seed): every row of a run's results resamples the same documents, and drawing the

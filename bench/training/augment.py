@@ -24,13 +24,15 @@ from collections import Counter
 
 from corpora.model import Document
 from corpora.variants import DOCUMENT_VARIANTS, document_variant
-from infra import stages
+from infra import memo, stages
 from systems.base import ExtendedTraining, System
 
-#: Copies kept per process, by (variant, seed, document fingerprint); the same training
-#: document recurs in k - 1 outer folds and in every inner fold of tuning.
-_COPIES_KEPT = 20_000
-_COPIES: dict[tuple[str, int, int, str], Document] = {}
+#: Copies kept per process, by (variant, seed, copy, document fingerprint), and released
+#: with the document; the same training document recurs in k - 1 outer folds and in every
+#: inner fold of tuning.
+_COPIES: memo.Memo[tuple[str, int, int, str], Document] = memo.Memo(
+    "augment.copies", max_entries=20_000, document=lambda key: key[3]
+)
 
 
 def augmented_copy(variant: str, document: Document, seed: int, copy: int = 0) -> Document:
@@ -38,10 +40,8 @@ def augmented_copy(variant: str, document: Document, seed: int, copy: int = 0) -
     key = (variant, seed, copy, document.fingerprint)
     hit = _COPIES.get(key)
     if hit is None:
-        if len(_COPIES) >= _COPIES_KEPT:
-            _COPIES.clear()
         with stages.stage(stages.FEATURIZE):
-            hit = _COPIES[key] = document_variant(variant, document, seed, copy)
+            hit = _COPIES.put(key, document_variant(variant, document, seed, copy))
     return hit
 
 

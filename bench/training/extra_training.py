@@ -19,13 +19,12 @@ corpus that shares a document, a patient or a note's text with a scored corpus
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from corpora.model import Corpus, Document
+from infra.memo import memoize
 from systems.base import ExtendedTraining, System
 
 
-@lru_cache(maxsize=4)
+@memoize("training.extra_corpora", max_entries=4)
 def extra_corpus(spec: str) -> Corpus:
     """The corpus ``spec``, loaded once per process (plan and workers alike)."""
     from corpora.load import load_corpus

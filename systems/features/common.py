@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from corpora import nlp
 from corpora.dictionaries import Dictionaries, normalize, system_dictionaries
+from infra.memo import memoize
 from systems.features.base import FeatureClass, TokenFeatures
 
 if TYPE_CHECKING:
@@ -227,13 +228,29 @@ DEFAULT_DICTIONARY_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-#: (id of a Dictionaries object, groups) -> (that object, lexicon, longest phrase length).
-_LEXICONS: dict[tuple[int, tuple[str, ...]], tuple[Dictionaries, dict[str, set[str]], int]] = {}
-#: (id of a lexicon, groups) -> (that lexicon, entry -> groups, first words of phrases).
-_INDEXES: dict[
-    tuple[int, tuple[str, ...]],
-    tuple[dict[str, set[str]], dict[str, tuple[str, ...]], frozenset[str]],
-] = {}
+@memoize("features.dictionary_lexicons", identity=(0,))
+def _group_lexicon(d: Dictionaries, groups: tuple[str, ...]) -> tuple[dict[str, set[str]], int]:
+    """Each group's entries (the union of its canonical lists) and the longest phrase, in
+    words (at most 4), per dictionaries object and groups: building the unions and scanning
+    ~10^5 entries for the longest phrase took ~0.1 s, once per *document* before."""
+    lex = {g: d.union(DEFAULT_DICTIONARY_GROUPS.get(g, (g,))) for g in groups}
+    longest = max((e.count(" ") + 1 for s in lex.values() for e in s), default=1)
+    return lex, min(longest, 4)
+
+
+@memoize("features.dictionary_indexes", identity=(0,))
+def _group_index(
+    lex: dict[str, set[str]], groups: tuple[str, ...]
+) -> tuple[dict[str, tuple[str, ...]], frozenset[str]]:
+    """Entry -> groups holding it, and the first words of multi-word entries, per lexicon
+    (:func:`_group_lexicon`): one look-up per token instead of one per group."""
+    groups_of: dict[str, list[str]] = {}
+    for g, entries in lex.items():
+        for e in entries:
+            groups_of.setdefault(e, []).append(g)
+    index = {e: tuple(gs) for e, gs in groups_of.items()}
+    starts = frozenset(e.split(" ", 1)[0] for e in index if " " in e)
+    return index, starts
 
 
 class DictionaryWindow(FeatureClass):
@@ -256,33 +273,12 @@ class DictionaryWindow(FeatureClass):
         self.dictionaries = dictionaries
 
     def _lexicon(self) -> tuple[dict[str, set[str]], int]:
-        # Memoized per dictionaries object and groups: building the unions and scanning
-        # ~10^5 entries for the longest phrase took ~0.1 s, once per *document* before.
-        d: Dictionaries = system_dictionaries(self.dictionaries)
-        key = (id(d), tuple(self.groups))
-        hit = _LEXICONS.get(key)
-        if hit is not None and hit[0] is d:
-            return hit[1], hit[2]
-        lex = {g: d.union(DEFAULT_DICTIONARY_GROUPS.get(g, (g,))) for g in self.groups}
-        longest = max((e.count(" ") + 1 for s in lex.values() for e in s), default=1)
-        _LEXICONS[key] = (d, lex, min(longest, 4))
-        return lex, min(longest, 4)
+        return _group_lexicon(system_dictionaries(self.dictionaries), tuple(self.groups))
 
     def _index(self) -> tuple[dict[str, tuple[str, ...]], frozenset[str], int]:
-        """Entry -> groups holding it, first words of multi-word entries, longest phrase:
-        one look-up per token instead of one per group (memoized like the lexicon)."""
+        """Entry -> groups holding it, first words of multi-word entries, longest phrase."""
         lex, longest = self._lexicon()
-        key = (id(lex), tuple(self.groups))
-        hit = _INDEXES.get(key)
-        if hit is not None and hit[0] is lex:
-            return hit[1], hit[2], longest
-        groups_of: dict[str, list[str]] = {}
-        for g, entries in lex.items():
-            for e in entries:
-                groups_of.setdefault(e, []).append(g)
-        index = {e: tuple(gs) for e, gs in groups_of.items()}
-        starts = frozenset(e.split(" ", 1)[0] for e in index if " " in e)
-        _INDEXES[key] = (lex, index, starts)
+        index, starts = _group_index(lex, tuple(self.groups))
         return index, starts, longest
 
     def membership(self, document: Document) -> list[set[str]]:

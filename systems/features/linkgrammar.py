@@ -25,9 +25,9 @@ import importlib
 import os
 import sys
 import threading
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from infra.memo import memoize
 from systems.features.base import FeatureClass, TokenFeatures
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ MAX_SENTENCE_WORDS = 50
 _lock = threading.Lock()
 
 
-@lru_cache(maxsize=1)
+@memoize("linkgrammar.module", max_entries=1)
 def _module() -> tuple[Any, str | None]:
     """(linkgrammar module or None, reason it is unavailable)."""
     if os.environ.get("DEID_BENCH_NO_LINKGRAMMAR"):
@@ -72,7 +72,7 @@ def unavailable_reason() -> str | None:
     return _module()[1]
 
 
-@lru_cache(maxsize=1)
+@memoize("linkgrammar.parser", max_entries=1)
 def _parser() -> tuple[Any, Any]:
     lg = _module()[0]
     if lg is None:

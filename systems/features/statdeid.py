@@ -45,11 +45,11 @@ Substitutes for unavailable resources
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from corpora import nlp
 from corpora.dictionaries import normalize, system_dictionaries
+from infra.memo import memoize
 from infra.registry import Registry
 from systems.features.base import FeatureClass, TokenFeatures
 from systems.features.common import (
@@ -71,7 +71,7 @@ _NP_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ", "JJR", "JJS"})
 _NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 
 
-@lru_cache(maxsize=100_000)
+@memoize("statdeid.wordnet_classes", max_entries=100_000)
 def wordnet_class(lemma: str) -> str | None:
     """WordNet lexicographer file of the first noun sense of ``lemma`` (None if unknown).
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
+from infra.memo import memoize
 from systems.mimic_rules.candidates import Candidates, Paragraph, probably_name
 from systems.mimic_rules.lexicon import MimicLexicon
 from systems.mimic_rules.tags import (
@@ -110,7 +110,7 @@ _FIRST_WORD = {phrase: re.findall("[a-z]+", phrase)[0] for phrase in NAME_INDICA
 _INDICATOR_CUES = frozenset(_FIRST_WORD.values())
 
 
-@lru_cache(maxsize=1024)
+@memoize("mimic.name_patterns", max_entries=1024)
 def _indicated(cues: frozenset[str]) -> re.Pattern[str]:
     """The name-indicator pattern for the indicators whose first word is in ``cues``
     (a paragraph holds few; a short alternation scans much faster than all of them)."""

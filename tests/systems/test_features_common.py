@@ -44,7 +44,7 @@ def test_dictionary_window_uses_system_dictionaries(monkeypatch, tmp_path) -> No
     (tmp_path / "last_names.txt").write_text("Smith\n")
     (tmp_path / "locations.txt").write_text("boston\nnew york\n")
     monkeypatch.setenv("DEID_BENCH_DICTIONARIES", str(tmp_path))
-    system_dictionaries.__globals__["_SYSTEM_CACHE"].clear()
+    system_dictionaries.__globals__["_system_dictionaries"].cache_clear()
     fc = common.DictionaryWindow(groups=("last_name", "location"), dictionaries=str(tmp_path))
     feats = fc.extract(DOC)
     assert "dict0=last_name" in _row(feats, DOC, "Smith")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpora.dictionaries import _SYSTEM_CACHE
+from corpora.dictionaries import _system_dictionaries
 from corpora.model import Document
 from systems.features.base import combine
 from systems.features.common import (
@@ -117,7 +117,7 @@ def test_medical_vocabulary_classes_the_noun_phrase_by_its_head(tmp_path) -> Non
         assert set(_row(rows, "chest")) == {"np_class=noun.state", "np_med"}
         assert "np_med" not in _row(rows, "Hospital")
     finally:
-        _SYSTEM_CACHE.pop(str(tmp_path), None)
+        _system_dictionaries.memo.discard((str(tmp_path),))
 
 
 def test_feature_templates_group_values_of_one_feature() -> None:
