@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bench.protocols import LEARNING_CURVE_FRACTIONS, Split
 from bench.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
 from corpora.variants import DOCUMENT_VARIANTS
+from systems.augment import RESERVED_FOR_TESTING
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,7 +72,6 @@ AUGMENTATIONS = DOCUMENT_VARIANTS
 #: Test variants no training step may use: a transform the models never saw is what makes
 #: their scores a generalization estimate (names and places of other countries,
 #: :mod:`corpora.foreign`).
-RESERVED_FOR_TESTING = ("foreign",)
 
 
 def check_not_reserved(variants: Sequence[str], option: str) -> None:

@@ -45,12 +45,14 @@ from corpora import stages
 from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from systems import prediction_cache
+from systems.augment import Augmented, parse_augment
 from systems.base import (
     SYSTEMS,
     FitContext,
     System,
     fit_with_context,
     register,
+    register_preset,
     split_by_document,
 )
 from systems.cross_fitting import shared_plan
@@ -70,6 +72,10 @@ CROSS_FITTING = ("shared", "per-fold")
 STACK_ON = ("decisions", "scores")
 #: ``select_from`` values: what ``--tune`` chooses (see the class docstring).
 SELECT_FROM = ("cost", "stacking")
+#: A base's parameter naming the transformed training copies it learns from as well.
+AUGMENT = "augment"
+#: Mega's sources with the date-rule features of ours (``mega-dates`` in the reports).
+MEGA_WITH_DATES = "statdeid,stanford,mist,illinois,mimic,dates"
 #: Parameters that change the meta-SVM only (judged without refitting any base).
 META_LEVEL = ("C", "stack_on", "meta_features", "bases")
 #: Score thresholds per base (``stack_on="scores"``), and the top share of its training
@@ -261,7 +267,11 @@ class MultiDeidentifier(System):
 
     def base_modules(self) -> set[str]:
         """The bases' modules: their code is part of this system's cache key."""
-        return {type(self._make_base(s, p)).__module__ for _, s, p in parse_bases(self.bases)}
+        return {
+            m
+            for _, s, p in parse_bases(self.bases)
+            for m in prediction_cache.code_modules(self._make_base(s, p))
+        }
 
     def tool_fingerprint(self) -> str:
         """The external bases' programs (deid.pl, a command-line tool) are part of the key."""
@@ -270,7 +280,19 @@ class MultiDeidentifier(System):
         )
 
     def _make_base(self, system: str, params: tuple[tuple[str, Any], ...]) -> System:
-        base = SYSTEMS.get(system)(**dict(params))
+        """The base ``system`` with ``params``; an ``augment`` parameter
+        (``"unseen:2,surrogate"``) trains it on transformed copies of its training
+        documents as well (:class:`systems.augment.Augmented`), so one stack can hold the
+        same learner with and without them and choose inside the training folds."""
+        own_params = dict(params)
+        augment = own_params.pop(AUGMENT, None)
+        base = self._plain_base(system, own_params)
+        if augment:
+            return Augmented(base, variants=parse_augment(str(augment)), seed=self.seed)
+        return base
+
+    def _plain_base(self, system: str, params: dict[str, Any]) -> System:
+        base = SYSTEMS.get(system)(**params)
         own = base.get_params()
         if "dictionaries" in own and self.dictionaries is not None:
             base.set_params(dictionaries=self.dictionaries)
@@ -523,3 +545,34 @@ class MultiDeidentifier(System):
         if bases > 0.05 * sum(self.seconds_.values()):
             info["cost_vs_bases"] = round(sum(self.seconds_.values()) / bases, 2)
         return info
+
+
+#: The bases of :data:`RECOMMENDED`: the Mega SVM with our date features, trained with one
+#: and with two random-string copies of each note (and a dictionary-surrogate copy), and
+#: the MIMIC rules.
+RECOMMENDED_BASES: tuple[BaseSpec, ...] = (
+    ("mega", "mega", (("sources", MEGA_WITH_DATES), (AUGMENT, "unseen,surrogate"))),
+    ("mega-2", "mega", (("sources", MEGA_WITH_DATES), (AUGMENT, "unseen:2,surrogate"))),
+    ("mimic", "mimic", ()),
+)
+
+#: The recommended configuration: a stack of a learned model that generalizes and the
+#: rules, every choice of which is made inside the training folds (``tuned``): how many
+#: copies the learned base trains on (by which bases are kept), what the stack sees (the
+#: bases' scores, population features), the meta-SVM's cost and the threshold of the
+#: run's ``--objective``.
+RECOMMENDED = register_preset(
+    "recommended",
+    MultiDeidentifier,
+    {
+        "bases": RECOMMENDED_BASES,
+        "stack_on": "scores",
+        "meta_features": POPULATION_FEATURES,
+        "select_from": "stacking",
+    },
+    "The recommended configuration: Mega (with date features, trained with one or two "
+    "random-string copies of each note) stacked with the MIMIC rules on their scores and "
+    "the tokens' shape, dictionaries and section; every choice made inside the training "
+    "folds",
+    tuned=True,
+)
