@@ -300,7 +300,7 @@ class System(ABC):
 class Wrapper(System):
     """A system around another one, changing how it is trained but not what it is:
     model selection (:mod:`bench.training.tuning`) and training-set augmentation
-    (:mod:`bench.training.augment`) are wrappers the runner applies at the run level.
+    (:mod:`systems.augment`) are wrappers the runner applies at the run level.
 
     The wrapped system is the constructor parameter ``system``, so it is part of
     :meth:`get_params` (and of the prediction-cache key, by its ``repr``).  The wrapper
@@ -371,7 +371,7 @@ class Wrapper(System):
 
 class ExtendedTraining(Wrapper):
     """A wrapper that trains the wrapped system on its training documents and more:
-    transformed copies of them (:class:`bench.training.augment.Augmented`) or notes that are never
+    transformed copies of them (:class:`systems.augment.Augmented`) or notes that are never
     scored (:class:`bench.training.extra_training.ExtraTraining`).  Subclasses say what to add
     (:meth:`added_documents`) and the :meth:`fitted_info` key that counts it."""
 
@@ -466,6 +466,9 @@ class SystemEntry:
     configured: bool = False
     #: Registered by :func:`register_preset`, not as a class's own entry.
     preset: bool = False
+    #: Its choices (the system's :meth:`System.search_space` and threshold) are always
+    #: made inside the training folds, as ``--tune`` makes them, with or without it.
+    tuned: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "description", self.description or self.cls.description)
@@ -534,6 +537,7 @@ def register_preset(
     *,
     departures: str = "",
     configured: bool = False,
+    tuned: bool = False,
 ) -> SystemEntry:
     """Register ``cls`` with ``params`` as the system ``name`` (a preset, see
     :class:`SystemEntry`); the parameters are checked against ``cls``'s constructor first."""
@@ -545,6 +549,7 @@ def register_preset(
         departures=departures,
         configured=configured,
         preset=True,
+        tuned=tuned,
     )
     # a preset replaces a preset of the same name (a configuration file read again); a
     # name taken by a system class is an error (SystemEntry.identity)

@@ -45,16 +45,20 @@ from corpora.folds import document_kfold
 from corpora.model import OUTSIDE, Document
 from infra import stages
 from systems import prediction_cache
+from systems.augment import Augmented, parse_augment
 from systems.base import (
     SYSTEMS,
     FitContext,
     System,
     fit_with_context,
     register,
+    register_preset,
     split_by_document,
 )
 from systems.cross_fitting import shared_plan
 from systems.distinct_rows import balanced_weights, collapse_rows
+from systems.features.base import FEATURE_SPACE
+from systems.features.statdeid import ALL_FEATURES, build
 from systems.svm import ovr_phi_scores
 
 #: Averaged-perceptron epochs of the Illinois base (fold-0 check on the default corpus,
@@ -64,6 +68,23 @@ ILLINOIS_EPOCHS = 10
 
 #: ``cross_fitting`` values: models shared between outer folds, or each fold on its own.
 CROSS_FITTING = ("shared", "per-fold")
+#: ``stack_on`` values: the bases' decisions, or their decisions and scores.
+STACK_ON = ("decisions", "scores")
+#: ``select_from`` values: what ``--tune`` chooses (see the class docstring).
+SELECT_FROM = ("cost", "stacking")
+#: A base's parameter naming the transformed training copies it learns from as well.
+AUGMENT = "augment"
+#: Mega's sources with the date-rule features of ours (``mega-dates`` in the reports).
+MEGA_WITH_DATES = "statdeid,stanford,mist,illinois,mimic,dates"
+#: Parameters that change the meta-SVM only (judged without refitting any base).
+META_LEVEL = ("C", "stack_on", "meta_features", "bases")
+#: Score thresholds per base (``stack_on="scores"``), and the top share of its training
+#: tokens they are cut in.
+SCORE_BINS = 12
+SCORE_TOP = 0.05
+#: Token features that carry to notes of another population: word shape, which
+#: dictionaries a word is in (or none), the section.
+POPULATION_FEATURES: tuple[str, ...] = ("shape", "dictionaries", "section")
 
 BaseSpec = tuple[str, str, tuple[tuple[str, Any], ...]]
 
@@ -102,6 +123,10 @@ def parse_bases(bases: str | Sequence[Any]) -> tuple[BaseSpec, ...]:
     return tuple(out)
 
 
+def _doc_scores(got: prediction_cache.Prediction, d: int) -> np.ndarray | None:
+    return None if got.scores is None else got.scores[d]
+
+
 def _int32(X: sp.csr_matrix) -> sp.csr_matrix:
     """liblinear accepts only 32-bit sparse indices (scipy may hand out 64-bit ones)."""
     X = sp.csr_matrix(X)
@@ -136,6 +161,22 @@ class MultiDeidentifier(System):
         each fit cross-fits its own training documents in ``inner_folds`` folds.
     dictionaries, seed:
         Passed to the bases that take them; seed of the inner folds and the meta SVM.
+    stack_on:
+        ``"decisions"``: the meta-SVM sees each base's label of the token and of its
+        neighbours (Tafvizi's Multi).  ``"scores"``: also, for bases that score tokens, how
+        high the score is (:data:`SCORE_BINS` thresholds cut at quantiles of the training
+        scores), so it can keep a rule system's recall where a learned base is unsure and
+        the learned base's precision where the rules over-fire.
+    meta_features:
+        Names of feature classes of :data:`systems.features.statdeid.ALL_FEATURES` the
+        meta-SVM also sees for each token: :data:`POPULATION_FEATURES` are those that carry
+        to notes of another population (word shape, the dictionaries a word is in or that
+        it is in none, the section).
+    select_from:
+        What ``--tune`` chooses: ``"cost"`` the meta-SVM's cost (and the threshold);
+        ``"stacking"`` also ``stack_on``, ``meta_features`` and which bases to stack
+        (every base, or all but one) -- all judged on the same cross-fitted decisions, so
+        each candidate costs meta-SVM fits only (:meth:`selection_predictions`).
     """
 
     relative_cost = 12.0  # measured, for scheduling only
@@ -163,6 +204,9 @@ class MultiDeidentifier(System):
         dictionaries: str | None = None,
         seed: int = 0,
         cross_fitting: str = "shared",
+        stack_on: str = "decisions",
+        meta_features: tuple[str, ...] = (),
+        select_from: str = "cost",
     ) -> None:
         self.bases = bases
         self.inner_folds = inner_folds
@@ -172,6 +216,9 @@ class MultiDeidentifier(System):
         self.dictionaries = dictionaries
         self.seed = seed
         self.cross_fitting = cross_fitting
+        self.stack_on = stack_on
+        self.meta_features = tuple(meta_features)
+        self.select_from = select_from
 
     # -- configuration -------------------------------------------------------------------
     def check_params(self) -> None:
@@ -185,6 +232,15 @@ class MultiDeidentifier(System):
                 f"cross_fitting must be one of {', '.join(CROSS_FITTING)}, "
                 f"not {self.cross_fitting!r}"
             )
+        for name, allowed in (
+            ("stack_on", STACK_ON),
+            ("select_from", SELECT_FROM),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}")
+        unknown = [f for f in self.meta_features if f not in ALL_FEATURES]
+        if unknown:
+            raise ValueError(f"unknown meta features {unknown}; known: {', '.join(ALL_FEATURES)}")
         for _, system, params in specs:
             if system == self.name:
                 raise ValueError("multi cannot stack itself")
@@ -194,13 +250,28 @@ class MultiDeidentifier(System):
             raise ValueError(f"base names must differ: {', '.join(aliases)}")
 
     def search_space(self) -> dict[str, list[Any]]:
-        """``--tune`` grid: the meta SVM's cost.  Candidates share their bases' fits
-        through the prediction cache, so each costs only a meta-SVM fit."""
-        return {"C": [0.1, 0.5, 2.0]}
+        """``--tune`` grid: the meta SVM's cost, and with ``select_from="stacking"`` what it
+        stacks on, which token features it adds and which bases it stacks.  Every candidate
+        is judged on the same cross-fitted base decisions (:meth:`selection_predictions`),
+        so each costs only meta-SVM fits."""
+        space: dict[str, list[Any]] = {"C": [0.1, 0.5, 2.0]}
+        if self.select_from == "stacking":
+            specs = parse_bases(self.bases)
+            subsets = [specs] + [
+                tuple(s for s in specs if s != left) for left in specs if len(specs) > 1
+            ]
+            space["stack_on"] = list(STACK_ON)
+            space["meta_features"] = [(), POPULATION_FEATURES]
+            space["bases"] = subsets
+        return space
 
     def base_modules(self) -> set[str]:
         """The bases' modules: their code is part of this system's cache key."""
-        return {type(self._make_base(s, p)).__module__ for _, s, p in parse_bases(self.bases)}
+        return {
+            m
+            for _, s, p in parse_bases(self.bases)
+            for m in prediction_cache.code_modules(self._make_base(s, p))
+        }
 
     def tool_fingerprint(self) -> str:
         """The external bases' programs (deid.pl, a command-line tool) are part of the key."""
@@ -209,7 +280,19 @@ class MultiDeidentifier(System):
         )
 
     def _make_base(self, system: str, params: tuple[tuple[str, Any], ...]) -> System:
-        base = SYSTEMS.get(system)(**dict(params))
+        """The base ``system`` with ``params``; an ``augment`` parameter
+        (``"unseen:2,surrogate"``) trains it on transformed copies of its training
+        documents as well (:class:`systems.augment.Augmented`), so one stack can hold the
+        same learner with and without them and choose inside the training folds."""
+        own_params = dict(params)
+        augment = own_params.pop(AUGMENT, None)
+        base = self._plain_base(system, own_params)
+        if augment:
+            return Augmented(base, variants=parse_augment(str(augment)), seed=self.seed)
+        return base
+
+    def _plain_base(self, system: str, params: dict[str, Any]) -> System:
+        base = SYSTEMS.get(system)(**params)
         own = base.get_params()
         if "dictionaries" in own and self.dictionaries is not None:
             base.set_params(dictionaries=self.dictionaries)
@@ -238,6 +321,7 @@ class MultiDeidentifier(System):
         per_base = self._cross_fitted(documents, context)
         middle = time.perf_counter()
         y = [t.label for doc in documents for t in doc.tokens]
+        self.cuts_ = self._score_cuts(per_base)
         self._fit_meta(self._meta_features(documents, per_base), y)
         self.seconds_["inner_cross_fitting"] += middle - start
         self.seconds_["meta"] += time.perf_counter() - middle
@@ -245,8 +329,9 @@ class MultiDeidentifier(System):
 
     def _cross_fitted(
         self, documents: list[Document], context: FitContext | None
-    ) -> list[list[list[str]]]:
-        """Every base's labels of every training document, from models that never saw it:
+    ) -> list[prediction_cache.Prediction]:
+        """Every base's labels (and scores) of every training document, from models that
+        never saw it:
         shared between outer folds where the run tells the outer folds
         (:mod:`systems.cross_fitting`), else ``inner_folds`` folds of these documents."""
         labellers = None
@@ -266,9 +351,27 @@ class MultiDeidentifier(System):
             return [
                 prediction_cache.out_of_fold(
                     self._make_base(system, params), documents, folds, keep
-                ).labels
+                )
                 for _, system, params in specs
             ]
+
+    def _score_cuts(self, per_base: Sequence[prediction_cache.Prediction]) -> dict[str, Any]:
+        """Per base that scores tokens, the score thresholds of its meta features
+        (``stack_on="scores"``): :data:`SCORE_BINS` quantiles of its training scores
+        among the tokens it ranks in its top :data:`SCORE_TOP` (PHI is rare, so quantiles
+        of every token would all be ``O``)."""
+        if self.stack_on != "scores":
+            return {}
+        cuts: dict[str, Any] = {}
+        for (name, _, _), got in zip(parse_bases(self.bases), per_base, strict=True):
+            if got.scores is None or not len(got.scores):
+                continue
+            flat = np.concatenate(got.scores)
+            if not len(flat):
+                continue
+            high = flat[flat >= np.quantile(flat, 1 - SCORE_TOP)]
+            cuts[name] = np.unique(np.quantile(high, np.linspace(0, 1, SCORE_BINS + 1)[:-1]))
+        return cuts
 
     def _fit_meta(self, rows: list[dict[str, float]], y: list[str]) -> None:
         """The meta-SVM on distinct (row, label) pairs weighted by their counts."""
@@ -287,42 +390,52 @@ class MultiDeidentifier(System):
         folds: Sequence[tuple[Sequence[int], Sequence[int]]],
         context: FitContext | None = None,
     ) -> list[list[prediction_cache.Prediction]] | None:
-        """Candidates that differ in the meta-SVM's cost only are judged on the decisions
-        the final fit cross-fits anyway (bases that never saw the document they label):
-        per inner fold, a meta-SVM fitted on the other folds' rows scores the held-out
-        rows, so selection costs a few meta-SVM fits instead of refitting every base."""
-        if any(set(c) - {"C"} for c in candidates):
+        """Candidates that differ in what the meta-SVM does (its cost, what it stacks on,
+        its token features, which bases it stacks) are judged on the decisions the final
+        fit cross-fits anyway (bases that never saw the document they label): per inner
+        fold, a meta-SVM fitted on the other folds' rows scores the held-out rows, so
+        selection costs meta-SVM fits instead of refitting every base."""
+        if any(set(c) - set(META_LEVEL) for c in candidates):
             return None
         documents = list(documents)
-        probe = self.clone()
-        assert isinstance(probe, MultiDeidentifier)
-        per_base = probe._cross_fitted(documents, context)
-        rows = probe._meta_features(documents, per_base)
         starts = np.cumsum([0] + [len(d.tokens) for d in documents])
+        labels_of = [t.label for d in documents for t in d.tokens]
         out: list[list[prediction_cache.Prediction]] = [[] for _ in candidates]
-        for train, held in folds:
-            train_rows = [r for i in train for r in rows[starts[i] : starts[i + 1]]]
-            y = [t.label for i in train for t in documents[i].tokens]
-            held_rows = [r for i in held for r in rows[starts[i] : starts[i + 1]]]
-            held_docs = [documents[i] for i in held]
-            for c, params in enumerate(candidates):
-                meta = probe.clone().set_params(**params)
+        made: dict[str, tuple[MultiDeidentifier, list[dict[str, float]]]] = {}
+        for c, params in enumerate(candidates):
+            probe = self.clone().set_params(**{k: v for k, v in params.items() if k != "C"})
+            assert isinstance(probe, MultiDeidentifier)
+            shape = repr((probe.bases, probe.stack_on, probe.meta_features))
+            if shape not in made:  # the rows depend on these, not on the cost
+                per_base = probe._cross_fitted(documents, context)
+                probe.cuts_ = probe._score_cuts(per_base)
+                made[shape] = (probe, probe._meta_features(documents, per_base))
+            probe, rows = made[shape]
+            for train, held in folds:
+                meta = probe.clone().set_params(C=params.get("C", self.C))
                 assert isinstance(meta, MultiDeidentifier)
-                meta._fit_meta(train_rows, y)
-                labels, scores = meta._decide(held_rows, held_docs)
+                meta.cuts_ = probe.cuts_
+                meta._fit_meta(
+                    [r for i in train for r in rows[starts[i] : starts[i + 1]]],
+                    [labels_of[j] for i in train for j in range(starts[i], starts[i + 1])],
+                )
+                labels, scores = meta._decide(
+                    [r for i in held for r in rows[starts[i] : starts[i + 1]]],
+                    [documents[i] for i in held],
+                )
                 out[c].append(prediction_cache.Prediction(labels, scores))
         return out
 
-    def _base_labels(self, i: int, documents: Sequence[Document]) -> list[list[str]]:
-        """Base ``i`` trained on all training documents, labelling ``documents``: from the
-        prediction cache when that fit was done before (by this system or by the base's own
-        cell), else fitted once and kept for further calls."""
+    def _base_labels(self, i: int, documents: Sequence[Document]) -> prediction_cache.Prediction:
+        """Base ``i`` trained on all training documents, labelling (and scoring) ``documents``:
+        from the prediction cache when that fit was done before (by this system or by the
+        base's own cell), else fitted once and kept for further calls."""
         _, system, params = self.base_specs_[i]
         proto = self._make_base(system, params)
         key = prediction_cache.prediction_key(proto, self.train_, documents, self.context_)
         hit = prediction_cache.load(key, documents)
         if hit is not None:
-            return hit.labels
+            return hit
         start = time.perf_counter()
         model = self.models_.get(i)
         if model is None:
@@ -334,23 +447,34 @@ class MultiDeidentifier(System):
         with stages.stage(stages.PREDICT):
             labels, scores = model.predict_scored(documents)
         self.seconds_["bases_on_all_training"] += time.perf_counter() - start
-        labels = [list(map(str, p)) for p in labels]
-        prediction_cache.store(
-            key,
-            prediction_cache.Prediction(
-                labels, None if scores is None else [np.asarray(s, np.float32) for s in scores]
-            ),
+        got = prediction_cache.Prediction(
+            [list(map(str, p)) for p in labels],
+            None if scores is None else [np.asarray(s, np.float32) for s in scores],
         )
-        return labels
+        prediction_cache.store(key, got)
+        return got
 
     def _meta_features(
-        self, documents: Sequence[Document], per_base: list[list[list[str]]]
+        self, documents: Sequence[Document], per_base: Sequence[prediction_cache.Prediction]
     ) -> list[dict[str, float]]:
+        """One row per token: each base's decision on it and its neighbours, the number of
+        bases voting PHI, and (``stack_on="scores"``) how high each base scored it, and
+        (``meta_features``) the token's own features."""
         names = [n for n, _, _ in parse_bases(self.bases)]
+        cuts = getattr(self, "cuts_", {}) if self.stack_on == "scores" else {}
+        classes = (
+            [f for _, f in build(self.meta_features, dictionaries=self.dictionaries)]
+            if self.meta_features
+            else []
+        )
         rows: list[dict[str, float]] = []
         for d, doc in enumerate(documents):
             n = len(doc.tokens)
-            decisions = [per_base[s][d] for s in range(len(names))]
+            decisions = [per_base[s].labels[d] for s in range(len(names))]
+            scores = [
+                _doc_scores(per_base[s], d) if names[s] in cuts else None for s in range(len(names))
+            ]
+            own = FEATURE_SPACE.rows(classes, doc) if classes else None
             for i in range(n):
                 row: dict[str, float] = {}
                 votes = 0
@@ -362,7 +486,14 @@ class MultiDeidentifier(System):
                         j = i + o
                         if 0 <= j < n and decisions[s][j] != OUTSIDE:
                             row[f"{name}{o:+d}={decisions[s][j]}"] = 1.0
+                    doc_scores = scores[s]
+                    if doc_scores is not None:
+                        reached = int(np.searchsorted(cuts[name], doc_scores[i], side="right"))
+                        for k in range(reached):  # a thermometer: every cut reached
+                            row[f"{name}>=q{k}"] = 1.0
                 row[f"votes={votes}"] = 1.0
+                if own is not None:
+                    row.update(own[i])
                 rows.append(row)
         return rows
 
@@ -414,3 +545,34 @@ class MultiDeidentifier(System):
         if bases > 0.05 * sum(self.seconds_.values()):
             info["cost_vs_bases"] = round(sum(self.seconds_.values()) / bases, 2)
         return info
+
+
+#: The bases of :data:`RECOMMENDED`: the Mega SVM with our date features, trained with one
+#: and with two random-string copies of each note (and a dictionary-surrogate copy), and
+#: the MIMIC rules.
+RECOMMENDED_BASES: tuple[BaseSpec, ...] = (
+    ("mega", "mega", (("sources", MEGA_WITH_DATES), (AUGMENT, "unseen,surrogate"))),
+    ("mega-2", "mega", (("sources", MEGA_WITH_DATES), (AUGMENT, "unseen:2,surrogate"))),
+    ("mimic", "mimic", ()),
+)
+
+#: The recommended configuration: a stack of a learned model that generalizes and the
+#: rules, every choice of which is made inside the training folds (``tuned``): how many
+#: copies the learned base trains on (by which bases are kept), what the stack sees (the
+#: bases' scores, population features), the meta-SVM's cost and the threshold of the
+#: run's ``--objective``.
+RECOMMENDED = register_preset(
+    "recommended",
+    MultiDeidentifier,
+    {
+        "bases": RECOMMENDED_BASES,
+        "stack_on": "scores",
+        "meta_features": POPULATION_FEATURES,
+        "select_from": "stacking",
+    },
+    "The recommended configuration: Mega (with date features, trained with one or two "
+    "random-string copies of each note) stacked with the MIMIC rules on their scores and "
+    "the tokens' shape, dictionaries and section; every choice made inside the training "
+    "folds",
+    tuned=True,
+)

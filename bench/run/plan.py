@@ -248,7 +248,7 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
             cls,
             params,
             tags,
-            _wrappers(instance, config, augment),
+            _wrappers(instance, config, augment, tuned=entry.tuned),
             entry=entry,
             augment=augment if tags.requires_training else (),
         )
@@ -294,7 +294,7 @@ def _system_augment(name: str, value: Any) -> tuple[str, ...]:
 
 
 def _wrappers(
-    system: Any, config: RunConfig, augment: tuple[str, ...]
+    system: Any, config: RunConfig, augment: tuple[str, ...], tuned: bool = False
 ) -> tuple[tuple[type, Mapping[str, Any]], ...]:
     """The run-level wrappers of a learned system, innermost first: augmentation (the run's
     or the system's own ``augment``), then the extra training documents (augmented with the
@@ -312,7 +312,7 @@ def _wrappers(
 
         fingerprint = extra_corpus(config.extra_training).fingerprint
         out.append((ExtraTraining, {"corpus": config.extra_training, "fingerprint": fingerprint}))
-    if config.tune:
+    if config.tune or tuned:  # a preset whose choices are always made inside the folds
         from bench.training.tuning import Tuned
 
         out.append(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from bench.run.protocols import LEARNING_CURVE_FRACTIONS, Split
 from bench.score.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
 from corpora.variants import DOCUMENT_VARIANTS
+from systems.augment import RESERVED_FOR_TESTING
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,7 +73,6 @@ AUGMENTATIONS = DOCUMENT_VARIANTS
 #: Test variants no training step may use: a transform the models never saw is what makes
 #: their scores a generalization estimate (names and places of other countries,
 #: :mod:`corpora.foreign`).
-RESERVED_FOR_TESTING = ("foreign",)
 
 
 def check_not_reserved(variants: Sequence[str], option: str) -> None:

@@ -133,7 +133,7 @@ def test_meta_training_decisions_come_from_bases_that_never_saw_the_document(toy
     multi = MultiDeidentifier(bases=(("memo", "test-memorizer", ()),), inner_folds=3)
     docs = _docs(9)
     multi.fit(docs)
-    out_of_fold = multi._cross_fitted(docs, None)[0]
+    out_of_fold = multi._cross_fitted(docs, None)[0].labels
     assert all(label == "O" for doc in out_of_fold for label in doc)
 
 
@@ -403,3 +403,68 @@ def test_tuning_multi_costs_meta_fits_only(toys) -> None:
     # tuned: six full fits and six shared inner fits, as many as without tuning, which
     # then finds every one of them in the prediction cache
     assert counts == [6 + 6, 0]
+
+
+class ScoredMemorizer(Memorizer):
+    """A memorizer that also scores tokens: 1 for a remembered PHI token, else 0."""
+
+    name = "test-scored-memorizer"
+
+    def score_tokens(self, documents: Sequence[Document]) -> list:
+        import numpy as np
+
+        return [np.array([float(lab != "O") for lab in p]) for p in self.predict(documents)]
+
+
+def test_stacking_on_scores_and_token_features(toys) -> None:
+    """``stack_on="scores"`` adds thresholds of a scoring base's score to the meta rows (a
+    rule system has none); ``meta_features`` adds the token's own features."""
+    register(ScoredMemorizer)
+    try:
+        docs = _docs(24)
+        multi = MultiDeidentifier(
+            bases="test-scored-memorizer,test-caps",
+            stack_on="scores",
+            meta_features=("shape", "section"),
+        ).fit(docs[:18])
+        assert set(multi.cuts_) == {"test-scored-memorizer"}
+        names = set(multi.vectorizer_.feature_names_)
+        assert any(n.startswith("test-scored-memorizer>=q") for n in names)
+        assert not any(n.startswith("test-caps>=q") for n in names)
+        assert any(n.startswith("shape") for n in names)
+        labels = multi.predict(docs[18:])
+        assert len(labels) == 6
+        with pytest.raises(ValueError, match="stack_on"):
+            MultiDeidentifier(bases="test-caps", stack_on="votes").check_params()
+        with pytest.raises(ValueError, match="meta features"):
+            MultiDeidentifier(bases="test-caps", meta_features=("nope",)).check_params()
+    finally:
+        unregister(ScoredMemorizer.name)
+
+
+def test_selecting_the_stacking_refits_no_base(toys) -> None:
+    """``select_from="stacking"``: what to stack on, which token features and which bases
+    are chosen inside the training folds from the same cross-fitted decisions."""
+    from bench.run.runner import RunConfig, run
+    from tests.bench.toy import make_corpus
+
+    multi = MultiDeidentifier(bases="test-counting-memorizer,test-caps", select_from="stacking")
+    space = multi.search_space()
+    assert set(space) == {"C", "stack_on", "meta_features", "bases"} and len(space["bases"]) == 3
+    corpus = make_corpus(36, name="t", notes_per_patient=2)
+    config = RunConfig(
+        systems=["multi"],
+        corpora=["t"],
+        folds=6,
+        tune=True,
+        show_progress=False,
+        n_resamples=20,
+        n_shuffles=20,
+        system_params={
+            "multi": {"bases": "test-counting-memorizer,test-caps", "select_from": "stacking"}
+        },
+    )
+    result = run(config, {"t": corpus})
+    assert not result.failures
+    assert len(CountingMemorizer.fitted) == 6 + 6  # as without tuning (and without choice)
+    assert all(o.info["candidates"] == 36 for o in result.outcomes)
