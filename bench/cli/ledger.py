@@ -25,6 +25,15 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="only sets of notes scored under a corpus name containing TEXT",
     )
+    p.add_argument(
+        "--reports",
+        nargs="+",
+        metavar="PATH",
+        default=None,
+        help="count looks from saved reports instead (run.json files, or directories "
+        "searched for them): per set of test notes, each report in the order it was run, "
+        "with the distinct configurations scored on those notes before it",
+    )
     p.add_argument("--json", action="store_true", help="the history as JSON")
     p.set_defaults(handler=command)
 
@@ -43,6 +52,8 @@ def command(args: argparse.Namespace) -> int:
 
     from corpora.model import printable
 
+    if args.reports:
+        return _saved_looks(args)
     path = ledger_path()
     entries, bad = read_entries(path)
     groups = history(entries, args.corpus)
@@ -65,4 +76,34 @@ def command(args: argparse.Namespace) -> int:
         )
         table = tabulate(rows, headers=list(_HEADERS), tablefmt="simple")
         print(printable(f"{title}\n{table}", keep="\n"))
+    return 0
+
+
+def _saved_looks(args: argparse.Namespace) -> int:
+    """``--reports``: the looks counted from saved run.json files (bench.report.saved_looks)."""
+    from tabulate import tabulate
+
+    from bench.report.saved_looks import looks
+    from corpora.model import printable
+
+    try:
+        groups = looks(args.reports)
+    except ValueError as exc:
+        print(printable(f"error: {exc}"))
+        return 2
+    groups = [g for g in groups if not args.corpus or any(args.corpus in c for c in g["corpora"])]
+    if args.json:
+        print(printable(json.dumps(groups, indent=1, ensure_ascii=False), keep="\n"))
+        return 0
+    for g in groups:
+        rows = [
+            [r["started"], r["report"], r["configurations"], r["new"], r["before"]]
+            for r in g["reports"]
+        ]
+        title = (
+            f"\nnotes {g['notes'][:12]} scored as {', '.join(g['corpora'])}: "
+            f"{g['distinct']} distinct configurations in {len(g['reports'])} saved reports"
+        )
+        headers = ["started", "report", "configurations", "new", "scored before"]
+        print(printable(f"{title}\n{tabulate(rows, headers=headers)}", keep="\n"))
     return 0

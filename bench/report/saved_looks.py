@@ -1,0 +1,136 @@
+"""Looks at test notes counted from saved reports, for runs made before the ledger existed.
+
+Why.  The selection ledger (:mod:`bench.report.ledger`) counts the configurations a cache
+directory has scored, but it starts empty on every machine and knows nothing of the runs
+behind the committed reports.  Those runs were looks too: a configuration chosen after 34
+others were scored on the same patients is the best of 35.  Each saved ``run.json`` names
+its test corpora (with the fingerprint of their notes), its systems with their registered
+class and parameters, and the options that decide what was trained and scored.  This
+module reads them in the order they were started and says, for each report, how many
+distinct configurations had been scored on the same test notes before it.
+
+A configuration here is the ledger's (:func:`bench.report.ledger.configuration`) as far
+as run.json records it: the registered system, its parameters, its wrappers, and the
+protocol options (protocol, folds, seed, grouping, training corpus, tuning objective and
+inner folds, augmentation, extra training, dictionaries).  Test notes are identified by
+the corpus fingerprint run.json stores, so a corpus read under another path is the same
+notes.  Only reports whose run.json is given are counted: a run whose report was not
+kept is a look this count cannot see.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: The options of a run that change what a system is trained on or scored on.
+PROTOCOL_KEYS = (
+    "protocol",
+    "folds",
+    "seed",
+    "group_by",
+    "train_corpus",
+    "tune",
+    "objective",
+    "inner_folds",
+    "augment",
+    "extra_training",
+)
+
+
+def run_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Every ``run.json`` named, or found under a named directory."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out.extend(sorted(p.rglob("run.json")) if p.is_dir() else [p])
+    return out
+
+
+def _dictionaries(command: Any) -> str | None:
+    """The ``--dictionaries`` directory of a saved command line (its last component only,
+    so the same lists read from another checkout are the same configuration)."""
+    if not isinstance(command, list):
+        return None
+    for flag, value in itertools.pairwise(command):
+        if flag == "--dictionaries":
+            return Path(str(value)).name
+    for flag in command:
+        if str(flag).startswith("--dictionaries="):
+            return Path(str(flag).split("=", 1)[1]).name
+    return None
+
+
+def configurations(run: Mapping[str, Any]) -> dict[str, str]:
+    """The configuration id of each system of a saved run, by the name it ran under."""
+    protocol = {k: run.get(k) for k in PROTOCOL_KEYS}
+    protocol["dictionaries"] = _dictionaries(run.get("command"))
+    out = {}
+    for name, system in (run.get("systems") or {}).items():
+        # a system's own augmentation (--param NAME.augment) replaces the run's
+        own = {"augment": system["augment"]} if "augment" in system else {}
+        conf = {
+            "registered": system.get("registered", name),
+            "params": system.get("params", {}),
+            "wrappers": system.get("wrappers", []),
+            # a system that is not trained labels each note alone (as in the ledger)
+            "protocol": {**protocol, **own} if system.get("requires_training", True) else {},
+        }
+        text = json.dumps(conf, sort_keys=True, separators=(",", ":"), default=str)
+        out[name] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    return out
+
+
+def scored_corpora(run: Mapping[str, Any]) -> dict[str, str]:
+    """The fingerprint of each corpus a saved run scored, by name (a training corpus given
+    with ``--train-corpus`` is not scored)."""
+    corpora = run.get("corpora") or {}
+    train = run.get("train_corpus")
+    return {
+        name: str(info.get("fingerprint", name))
+        for name, info in corpora.items()
+        if name != train and isinstance(info, Mapping)
+    }
+
+
+def looks(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Per set of test notes, the saved runs that scored it in the order they started:
+    each with its configurations, how many were new, and how many distinct configurations
+    had been scored on those notes before it."""
+    runs = []
+    for path in run_files(paths):
+        try:
+            run = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: not a readable run.json ({exc})") from None
+        runs.append((str(run.get("started", "")), str(path.parent), run))
+    groups: dict[str, dict[str, Any]] = {}
+    for started, report, run in sorted(runs, key=lambda r: (r[0], r[1])):
+        confs = configurations(run)
+        for corpus, fingerprint in scored_corpora(run).items():
+            group = groups.setdefault(
+                fingerprint,
+                {"notes": fingerprint, "corpora": [], "seen": set(), "reports": []},
+            )
+            if corpus not in group["corpora"]:
+                group["corpora"].append(corpus)
+            ids = set(confs.values())
+            group["reports"].append(
+                {
+                    "report": report,
+                    "started": started,
+                    "systems": sorted(confs),
+                    "configurations": len(ids),
+                    "new": len(ids - group["seen"]),
+                    "before": len(group["seen"]),
+                }
+            )
+            group["seen"] |= ids
+    out = []
+    for group in groups.values():
+        group["distinct"] = len(group.pop("seen"))
+        out.append(group)
+    return out
