@@ -33,11 +33,13 @@ Faithfulness notes:
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction import DictVectorizer
 from sklearn.svm import LinearSVC
 
@@ -381,7 +383,13 @@ class MultiDeidentifier(System):
         self.classifier_ = LinearSVC(
             C=self.C, class_weight=balanced_weights(y), random_state=self.seed
         )
-        self.classifier_.fit(X, labels, sample_weight=weights)
+        # liblinear stops at its iteration limit on some stacks of scores (many thresholds
+        # of one score are nearly collinear); the model it returns is the one scored, and
+        # the fact is recorded (fitted_info) instead of a warning per fit on the console
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            self.classifier_.fit(X, labels, sample_weight=weights)
+        self.meta_converged_ = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
 
     def selection_predictions(
         self,
@@ -541,6 +549,8 @@ class MultiDeidentifier(System):
             "cross_fitting": self.cross_fitting_,
             "seconds": {k: round(v, 3) for k, v in self.seconds_.items()},
         }
+        if not getattr(self, "meta_converged_", True):
+            info["meta_converged"] = False
         bases = self.seconds_["bases_on_all_training"]
         if bases > 0.05 * sum(self.seconds_.values()):
             info["cost_vs_bases"] = round(sum(self.seconds_.values()) / bases, 2)
