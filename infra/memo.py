@@ -72,8 +72,8 @@ BUDGETS: dict[str, int] = {
     # bench.score.significance: each corpus's bootstrap draws, a resamples x documents
     # matrix (8 MB for 1000 resamples of 1,000 notes), shared by every row's interval
     "significance.bootstrap": 32 * MB,
-    # bench.training: transformed copies of training notes (--augment), released with the
-    # notes; the corpora of --extra-training
+    # systems.augment: transformed copies of training notes (--augment), released with the
+    # notes; bench.training.extra_training: the corpora of --extra-training
     "augment.copies": 16 * MB,
     "training.extra_corpora": 1 * MB,
     # corpora.dictionaries: word lists loaded once, and the dictionaries of each directory
