@@ -263,48 +263,14 @@ class _NoteWriter:
 
 
 def _fillers(rng: random.Random, w: _NoteWriter) -> dict[str, Callable[[], str]]:
-    """Non-PHI slot fillers (hard negatives included)."""
+    """Non-PHI slot fillers (hard negatives included): one flat table, slot by slot, with
+    the longer fillers as functions of their own.  Each draws from ``rng`` only when
+    called, in the order its code reads (the corpus depends on it)."""
     c = rng.choice
-
-    def num() -> str:
-        return str(rng.randint(1, 12))
-
-    def med() -> str:
-        drug = c(T_DRUGS)
-        unit = c(["mg", "mg", "mg", "mcg", "units"])
-        dose = c(T.DOSES[unit])
-        dose_s = f"{dose:g}"
-        sep = c([" ", " ", ""])
-        return " ".join(
-            x for x in (drug, f"{dose_s}{sep}{unit}", c(T.ROUTES), c(T.FREQUENCIES)) if x
-        )
-
-    def lab() -> str:
-        values = {
-            "k": f"{rng.uniform(2.8, 5.9):.1f}", "na": str(rng.randint(124, 148)),
-            "cr": f"{rng.uniform(0.6, 4.5):.1f}", "bun": str(rng.randint(8, 90)),
-            "inr": f"{rng.uniform(0.9, 4.2):.1f}", "hct": f"{rng.uniform(21, 45):.1f}",
-            "wbc": f"{rng.uniform(2, 24):.1f}", "plt": str(rng.randint(40, 450)),
-            "glc": str(rng.randint(60, 400)), "mg": f"{rng.uniform(1.2, 2.8):.1f}",
-            "trop": f"{rng.uniform(0.01, 3):.2f}", "ck": str(rng.randint(40, 2400)),
-            "hco3": str(rng.randint(14, 34)),
-        }  # fmt: skip
-        return c(T.LABS).format(**values)
-
-    def hard_number() -> str:
-        values = {
-            "n": rng.randint(1, 10), "a": rng.randint(100, 2400), "b": rng.randint(50, 1800),
-            "bp": f"{rng.randint(85, 190)}/{rng.randint(40, 110)}", "m": rng.randint(55, 110),
-            "r": rng.randint(100, 999), "g": rng.randint(60, 380), "h": rng.randint(21, 45),
-            "abg": f"7.{rng.randint(18, 52)}/{rng.randint(28, 75)}/{rng.randint(55, 300)}",
-            "k": f"{rng.uniform(1.0, 5.9):.1f}",
-        }  # fmt: skip
-        return c(T.HARD_NUMBERS).format(**values)
-
     return {
-        "NUM": num,
+        "NUM": lambda: str(rng.randint(1, 12)),
         "BRAND": lambda: c(T.BRANDS),
-        "HARDNUM": hard_number,
+        "HARDNUM": lambda: _hard_number(rng),
         "KINWORD": lambda: c(T.KIN_WORDS),
         "TOPIC2": lambda: c(["plan", "transfer", "code status", "results", "meeting"]),
         "AGEY": lambda: str(rng.randint(19, 88)),
@@ -326,8 +292,8 @@ def _fillers(rng: random.Random, w: _NoteWriter) -> dict[str, Callable[[], str]]
         "TEST": lambda: c(T.TESTS),
         "SHIFT": lambda: c(T.SHIFTS),
         "DRUG": lambda: c(T_DRUGS),
-        "MED": med,
-        "LAB": lab,
+        "MED": lambda: _medication(rng),
+        "LAB": lambda: _lab_values(rng),
         "BP": lambda: f"{rng.randint(85, 190)}/{rng.randint(40, 110)}",
         "HR": lambda: str(rng.randint(48, 135)),
         "RR": lambda: str(rng.randint(10, 32)),
@@ -349,6 +315,46 @@ def _fillers(rng: random.Random, w: _NoteWriter) -> dict[str, Callable[[], str]]
         "ORD": lambda: c(["second", "third", "fourth", "fifth"]),
         "COUNTRYLOC": lambda: c(["Ireland", "Haiti", "Portugal", "Italy", "Vietnam", "Greece"]),
     }
+
+
+def _medication(rng: random.Random) -> str:
+    """A medication ("Lasix 40 mg PO daily"): drug, dose and unit, route (sometimes none)
+    and frequency, drawn in that order; its own function as it is more than a choice."""
+    c = rng.choice
+    drug = c(T_DRUGS)
+    unit = c(["mg", "mg", "mg", "mcg", "units"])
+    dose = c(T.DOSES[unit])
+    dose_s = f"{dose:g}"
+    sep = c([" ", " ", ""])
+    return " ".join(x for x in (drug, f"{dose_s}{sep}{unit}", c(T.ROUTES), c(T.FREQUENCIES)) if x)
+
+
+def _lab_values(rng: random.Random) -> str:
+    """A laboratory value ("K 4.1", "Plt 212"): every value is drawn, in this order, before
+    the line that shows one of them is chosen, so the draws do not depend on the line."""
+    values = {
+        "k": f"{rng.uniform(2.8, 5.9):.1f}", "na": str(rng.randint(124, 148)),
+        "cr": f"{rng.uniform(0.6, 4.5):.1f}", "bun": str(rng.randint(8, 90)),
+        "inr": f"{rng.uniform(0.9, 4.2):.1f}", "hct": f"{rng.uniform(21, 45):.1f}",
+        "wbc": f"{rng.uniform(2, 24):.1f}", "plt": str(rng.randint(40, 450)),
+        "glc": str(rng.randint(60, 400)), "mg": f"{rng.uniform(1.2, 2.8):.1f}",
+        "trop": f"{rng.uniform(0.01, 3):.2f}", "ck": str(rng.randint(40, 2400)),
+        "hco3": str(rng.randint(14, 34)),
+    }  # fmt: skip
+    return rng.choice(T.LABS).format(**values)
+
+
+def _hard_number(rng: random.Random) -> str:
+    """A hard negative: a number that looks like a date or an ID ("BP 128/74", "pain 7/10",
+    "rm 412"); every value is drawn, in this order, before the phrase is chosen."""
+    values = {
+        "n": rng.randint(1, 10), "a": rng.randint(100, 2400), "b": rng.randint(50, 1800),
+        "bp": f"{rng.randint(85, 190)}/{rng.randint(40, 110)}", "m": rng.randint(55, 110),
+        "r": rng.randint(100, 999), "g": rng.randint(60, 380), "h": rng.randint(21, 45),
+        "abg": f"7.{rng.randint(18, 52)}/{rng.randint(28, 75)}/{rng.randint(55, 300)}",
+        "k": f"{rng.uniform(1.0, 5.9):.1f}",
+    }  # fmt: skip
+    return rng.choice(T.HARD_NUMBERS).format(**values)
 
 
 def _load_drugs() -> list[str]:

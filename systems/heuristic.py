@@ -68,7 +68,7 @@ from systems.patterns import (
 )
 
 if TYPE_CHECKING:
-    from corpora.model import Document
+    from corpora.model import Document, Token
 
 #: Patterns for dates, phones and IDs (§4.1), in priority order.
 PATTERNS = PatternSet((*PHONE_TABLE, *SSN_TABLE, *RECORD_IDS, *DATE_TABLE, *DATE_EXTRA))
@@ -163,6 +163,9 @@ def lexicon(dicts: Dictionaries) -> HeuristicLexicon:
 def _tag(
     lex: HeuristicLexicon, document: Document, approximate: bool, min_length: int
 ) -> tuple[list[str], list[str]]:
+    """Labels and rules of ``document``'s tokens: patterns first, then table phrases, then
+    word by word the context clues, single-word tables and approximate matches (each later
+    rule labels only tokens the earlier ones left ``O``)."""
     toks = document.tokens
     n = len(toks)
     labels = [OUTSIDE] * n
@@ -173,14 +176,54 @@ def _tag(
     starts = [t.start for t in toks]
     ends = [t.end for t in toks]
     forms = token_forms(toks)
+    _tag_patterns(document, forms, starts, ends, labels, rules)
+    _tag_phrases(lex, forms, labels, rules)
 
-    # patterns: dates, phones, IDs
-    label_tokens(toks, PATTERNS.find(text, forms, starts), labels, rules, starts=starts, ends=ends)
+    boring = lex.boring  # a common word after a context word may still be a name
+    todo = [
+        i
+        for i, f in enumerate(forms)
+        if f[:1].isalpha() and (f not in boring or (i and forms[i - 1] in _CONTEXT_WORDS))
+    ]
+    for i in todo:
+        if labels[i] != OUTSIDE:
+            continue
+        p = _previous(forms, text, starts, ends, i)
+        found = _word_rule(lex, toks, forms, labels, i, p)
+        if found is not None:
+            label, rule, width = found
+            for j in range(i, i + width):
+                labels[j], rules[j] = label, rule
+        elif approximate and forms[i] not in lex.common:
+            category = _approximate_match(lex, toks[i].text, forms[i], min_length)
+            if category is not None:
+                labels[i], rules[i] = category, "approx"
+    return labels, rules
+
+
+def _tag_patterns(
+    document: Document,
+    forms: Sequence[str],
+    starts: list[int],
+    ends: list[int],
+    labels: list[str],
+    rules: list[str],
+) -> None:
+    """Dates, phones and IDs by pattern, then years near events: first, so the tokens of a
+    date or a number are not judged again as words by the later rules."""
+    toks = document.tokens
+    found = PATTERNS.find(document.text, forms, starts)
+    label_tokens(toks, found, labels, rules, starts=starts, ends=ends)
     for i in year_tokens(forms):
         if labels[i] == OUTSIDE:
             labels[i], rules[i] = "DATE", "date.year_event"
 
-    # multi-word table entries
+
+def _tag_phrases(
+    lex: HeuristicLexicon, forms: Sequence[str], labels: list[str], rules: list[str]
+) -> None:
+    """Multi-word hospital and location entries, before single words, so a phrase
+    ("Mount Sinai") is one entry rather than words judged one by one."""
     for i in [i for i, f in enumerate(forms) if f in lex.phrase_firsts]:
         if labels[i] != OUTSIDE:
             continue
@@ -193,71 +236,66 @@ def _tag(
             if labels[j] == OUTSIDE:
                 labels[j], rules[j] = label, rule
 
+
+def _previous(forms: Sequence[str], text: str, starts: list[int], ends: list[int], i: int) -> int:
+    """The token a context clue for token ``i`` would be: the one before it, skipping soft
+    punctuation ("Dr. Smith", "daughter, Ann"); ``-1`` at the start or across a line
+    break, where the words before belong to another line of the note."""
+    j = i - 1
+    while j >= 0 and forms[j] in _SOFT_PUNCT:
+        j -= 1
+    if j < 0 or "\n" in text[ends[j] : starts[i]]:
+        return -1
+    return j
+
+
+def _word_rule(
+    lex: HeuristicLexicon,
+    toks: Sequence[Token],
+    forms: Sequence[str],
+    labels: list[str],
+    i: int,
+    p: int,
+) -> tuple[str, str, int] | None:
+    """The label, rule and number of tokens (2 for a last-name prefix and its last name)
+    the context clues or the single-word tables give token ``i``, whose context clue is
+    token ``p``; ``None`` when neither does.  Clues come first: a title makes even a
+    common word a name."""
     common = lex.common
-    boring = lex.boring
+    f = forms[i]
+    pf = forms[p] if p >= 0 else ""
+    category = lex.category(f)
+    word = f.isalpha() or "'" in f or "-" in f
 
-    def previous(i: int) -> int:
-        j = i - 1
-        while j >= 0 and forms[j] in _SOFT_PUNCT:
-            j -= 1
-        if j < 0 or "\n" in text[ends[j] : starts[i]]:
-            return -1
-        return j
+    # context clues
+    if pf in DOCTOR_TITLES or pf in PERSON_TITLES:
+        if word and (f not in common or category == "PATIENT") and len(f) > 1:
+            return ("DOCTOR" if pf in DOCTOR_TITLES else "PATIENT"), "context.title", 1
+    if pf in NAME_INDICATORS and word and f not in common:
+        return "PATIENT", "context.name_indicator", 1
+    if f in lex.prefixes and f not in common and i + 1 < len(forms):
+        if forms[i + 1] in lex.last_names:
+            return "PATIENT", "context.prefix", 2
 
-    todo = [
-        i
-        for i, f in enumerate(forms)
-        if f[:1].isalpha() and (f not in boring or (i and forms[i - 1] in _CONTEXT_WORDS))
-    ]
-    for i in todo:
-        if labels[i] != OUTSIDE:
-            continue
-        f = forms[i]
-        p = previous(i)
-        pf = forms[p] if p >= 0 else ""
-        category = lex.category(f)
-        word = f.isalpha() or "'" in f or "-" in f
+    # lookup tables, common words excluded
+    if category is not None and f not in common and (len(f) > 2 or category != "PATIENT"):
+        if category == "PATIENT" and p >= 0 and p == i - 1 and labels[p] == "DOCTOR":
+            category = "DOCTOR"
+        return category, "table." + category.lower().replace("patient", "name"), 1
+    pp = forms[p - 1] if p >= 1 else ""
+    if ((pp, pf) in LOCATION_INDICATORS or ("", pf) in LOCATION_INDICATORS) and word:
+        if category == "LOCATION" or (f not in common and toks[i].text[:1].isupper()):
+            return "LOCATION", "context.location_indicator", 1
+    return None
 
-        # context clues
-        if pf in DOCTOR_TITLES or pf in PERSON_TITLES:
-            if word and (f not in common or category == "PATIENT") and len(f) > 1:
-                label = "DOCTOR" if pf in DOCTOR_TITLES else "PATIENT"
-                labels[i], rules[i] = label, "context.title"
-                continue
-        if pf in NAME_INDICATORS and word and f not in common:
-            labels[i], rules[i] = "PATIENT", "context.name_indicator"
-            continue
-        if f in lex.prefixes and f not in common and i + 1 < n and forms[i + 1] in lex.last_names:
-            labels[i], rules[i] = "PATIENT", "context.prefix"
-            labels[i + 1], rules[i + 1] = "PATIENT", "context.prefix"
-            continue
 
-        # lookup tables, common words excluded
-        if category is not None and f not in common and (len(f) > 2 or category != "PATIENT"):
-            if category == "PATIENT" and p >= 0 and p == i - 1 and labels[p] == "DOCTOR":
-                category = "DOCTOR"
-            labels[i], rules[i] = category, "table." + category.lower().replace("patient", "name")
-            continue
-        pp = forms[p - 1] if p >= 1 else ""
-        if ((pp, pf) in LOCATION_INDICATORS or ("", pf) in LOCATION_INDICATORS) and word:
-            if category == "LOCATION" or (f not in common and toks[i].text[:1].isupper()):
-                labels[i], rules[i] = "LOCATION", "context.location_indicator"
-                continue
-        if f in common:
-            continue
-
-        # approximate matches of misspelled table words
-        if (
-            approximate
-            and len(f) >= min_length
-            and f.isalpha()
-            and toks[i].text[:1].isupper()
-            and not toks[i].text.isupper()
-        ):
-            category = lex.approximate(f)
-            if category is not None:
-                labels[i], rules[i] = category, "approx"
-    return labels, rules
+def _approximate_match(lex: HeuristicLexicon, text: str, form: str, min_length: int) -> str | None:
+    """The category of a table entry one edit from a capitalized word no rule labelled
+    ("Jonhson"), else ``None``: only capitalized words of ``min_length`` letters or more
+    are tried, as short or lower-case words lie one edit from some table entry too often."""
+    if len(form) >= min_length and form.isalpha() and text[:1].isupper() and not text.isupper():
+        return lex.approximate(form)
+    return None
 
 
 def annotate(

@@ -51,6 +51,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -166,6 +167,28 @@ class _SparseTable:
         return self.values[idx], found
 
 
+@dataclass
+class _Counts:
+    """The training events :meth:`IdentiFinderHMM._count` counts, gathered so the steps
+    that estimate each distribution from them can be separate methods.  ``K`` states;
+    class histories add START and class outcomes add END (index ``K`` of each)."""
+
+    #: Previous word id -> (previous class or START, class or END) transition counts.
+    trans: defaultdict[int, np.ndarray]
+    #: Item id -> (previous class or START, class) counts of items entering a class.
+    first: defaultdict[int, np.ndarray]
+    #: (previous item, item; 0: +end+) -> per-class counts inside a class instance.
+    bigram: defaultdict[tuple[int, int], np.ndarray]
+    #: Item id -> per-class counts.
+    items: defaultdict[int, np.ndarray]
+    #: (word id, class) counts.
+    words: np.ndarray
+    #: (word feature id, class) counts.
+    feats: np.ndarray
+    #: Per-class counts of instances closed (+end+).
+    ends: np.ndarray
+
+
 @register
 class IdentiFinderHMM(System):
     """Nymble/IdentiFinder HMM trained on the training folds (see module docstring)."""
@@ -253,36 +276,52 @@ class IdentiFinderHMM(System):
     # ------------------------------------------------------------------ training
     def fit(self, documents: Sequence[Document]) -> IdentiFinderHMM:
         docs = list(documents)
+        self._fit_vocabulary(docs)
+        counts = self._count(docs)
+        self.n_items_ = len(self.items_) + 1  # item ids 1..X-1, 0 = +end+
+        self._fit_class_unigrams(counts)
+        self._fit_bigrams(counts)
+        self._fit_first_words(counts)
+        self._fit_transitions(counts)
+        return self
+
+    def _fit_vocabulary(self, docs: Sequence[Document]) -> None:
+        """The states (``O`` and every category seen) and the word ids (words seen
+        ``min_count`` times), which must be fixed before a token can be counted."""
         seen = {t.label for d in docs for t in d.tokens}
         self.states_: tuple[str, ...] = (OUTSIDE, *(lab for lab in LABELS if lab in seen))
-        state_id = {s: i for i, s in enumerate(self.states_)}
-        K = len(self.states_)
-        S = K + 1  # histories: states + START
-        n_out = K + 1  # outcomes of the class model: states + END
-        START = END = K
-
         counts = Counter(t.text.lower() for d in docs for t in d.tokens)
         self.vocab_: dict[str, int] = {UNK: _UNK_ID, "<s>": _BOS_ID}
         for w, c in sorted(counts.items()):
             if c >= self.min_count:
                 self.vocab_[w] = len(self.vocab_)
-        W = len(self.vocab_)
         self.items_: dict[tuple[int, int], int] = {}
 
-        trans: dict[int, np.ndarray] = defaultdict(lambda: np.zeros((S, n_out)))
-        first: dict[int, np.ndarray] = defaultdict(lambda: np.zeros((S, K)))
-        bigram: dict[tuple[int, int], np.ndarray] = defaultdict(lambda: np.zeros(K))
-        item_counts: dict[int, np.ndarray] = defaultdict(lambda: np.zeros(K))
-        word_counts = np.zeros((W, K))
-        feat_counts = np.zeros((len(WORD_FEATURES), K))
-        end_counts = np.zeros(K)
-
+    def _count(self, docs: Sequence[Document]) -> _Counts:
+        """One pass over the training tokens counting every event the model's
+        distributions are estimated from; item ids are given out in the order met."""
+        state_id = {s: i for i, s in enumerate(self.states_)}
+        K = len(self.states_)
+        S = K + 1  # histories: states + START
+        n_out = K + 1  # outcomes of the class model: states + END
+        START = END = K
+        counts = _Counts(
+            trans=defaultdict(lambda: np.zeros((S, n_out))),
+            first=defaultdict(lambda: np.zeros((S, K))),
+            bigram=defaultdict(lambda: np.zeros(K)),
+            items=defaultdict(lambda: np.zeros(K)),
+            words=np.zeros((len(self.vocab_), K)),
+            feats=np.zeros((len(WORD_FEATURES), K)),
+            ends=np.zeros(K),
+        )
+        trans, first, bigram = counts.trans, counts.first, counts.bigram
+        item_counts, end_counts = counts.items, counts.ends
         for doc in docs:
             words, feats, items, starts = self._encode([doc], training=True)
             labels = [state_id[t.label] for t in doc.tokens]
             n = len(labels)
-            np.add.at(word_counts, (words, labels), 1)
-            np.add.at(feat_counts, (feats, labels), 1)
+            np.add.at(counts.words, (words, labels), 1)
+            np.add.at(counts.feats, (feats, labels), 1)
             for i in range(n):
                 c, x = labels[i], int(items[i])
                 item_counts[x][c] += 1
@@ -302,15 +341,17 @@ class IdentiFinderHMM(System):
                     end_counts[c] += 1
                 if last_in_sentence:
                     trans[int(words[i])][c, END] += 1
+        return counts
 
-        X = len(self.items_) + 1  # item ids 1..X-1, 0 = +end+
-        self.n_items_ = X
-
-        # Class unigrams P(<w,f>|NC) -> P(w|NC) P(f|NC) -> uniform.
+    def _fit_class_unigrams(self, counts: _Counts) -> None:
+        """Class unigrams P(<w,f>|NC) -> P(w|NC) P(f|NC) -> uniform: the back-off that the
+        first-word and bigram models end in."""
+        K, W, X = len(self.states_), len(self.vocab_), self.n_items_
+        word_counts, feat_counts = counts.words, counts.feats
         item_arr = np.zeros((X + 1, K))  # last row: unseen item (zeros)
-        for x, v in item_counts.items():
+        for x, v in counts.items.items():
             item_arr[x] = v
-        item_arr[0] = end_counts
+        item_arr[0] = counts.ends
         n_c = item_arr.sum(0)
         lam_u = _witten_bell(n_c, (item_arr > 0).sum(0))
         lam_w = _witten_bell(word_counts.sum(0), (word_counts > 0).sum(0))
@@ -323,34 +364,48 @@ class IdentiFinderHMM(System):
         self.lam_u_ = lam_u
         self.p_uni_end_ = self.item_spec_[0] + (1 - lam_u) / W
 
-        # Within-class bigrams P(<w,f> | <w,f>-1, NC), +end+ included.
+    def _fit_bigrams(self, counts: _Counts) -> None:
+        """Within-class bigrams P(<w,f> | <w,f>-1, NC), +end+ included: the model of a
+        name's following words, and of where it ends."""
+        K, X = len(self.states_), self.n_items_
         hist = np.zeros((X + 1, K))
         uniq = np.zeros((X + 1, K))
-        for (xp, _x), v in bigram.items():
+        for (xp, _x), v in counts.bigram.items():
             hist[xp] += v
             uniq[xp] += v > 0
         lam_b = _witten_bell(hist, uniq)
         self.lam_b_ = lam_b
         self.bigram_ = _SparseTable(
-            {xp * X + x: lam_b[xp] * _safe_div(v, hist[xp]) for (xp, x), v in bigram.items()},
+            {
+                xp * X + x: lam_b[xp] * _safe_div(v, hist[xp])
+                for (xp, x), v in counts.bigram.items()
+            },
             (K,),
         )
 
-        # First words P(<w,f> | NC, NC-1).
+    def _fit_first_words(self, counts: _Counts) -> None:
+        """First words P(<w,f> | NC, NC-1): the model of the word that enters a class."""
+        K = len(self.states_)
+        S = K + 1
         f_hist = np.zeros((S, K))
         f_uniq = np.zeros((S, K))
-        for v in first.values():
+        for v in counts.first.values():
             f_hist += v
             f_uniq += v > 0
         lam_first = _witten_bell(f_hist, f_uniq)
         self.lam_first_ = lam_first
         self.first_ = _SparseTable(
-            {x: lam_first * _safe_div(v, f_hist) for x, v in first.items()}, (S, K)
+            {x: lam_first * _safe_div(v, f_hist) for x, v in counts.first.items()}, (S, K)
         )
 
-        # Class transitions P(NC | NC-1, w-1) -> P(NC | NC-1) -> P(NC) -> uniform.
+    def _fit_transitions(self, counts: _Counts) -> None:
+        """Class transitions P(NC | NC-1, w-1) -> P(NC | NC-1) -> P(NC) -> uniform, kept
+        as log probabilities by previous word: what Viterbi and forward-backward step with."""
+        K = len(self.states_)
+        S = K + 1
+        n_out = K + 1
         t2 = np.zeros((S, n_out))
-        for v in trans.values():
+        for v in counts.trans.values():
             t2 += v
         t3 = t2.sum(0)
         lam3 = _witten_bell(t3.sum(), (t3 > 0).sum())
@@ -359,14 +414,13 @@ class IdentiFinderHMM(System):
         lam2 = _witten_bell(n2, (t2 > 0).sum(1, keepdims=True))
         p2 = lam2 * _safe_div(t2, n2) + (1 - lam2) * p3
         rows = {}
-        for w, v in trans.items():
+        for w, v in counts.trans.items():
             n1 = v.sum(1, keepdims=True)
             lam1 = _witten_bell(n1, (v > 0).sum(1, keepdims=True))
             rows[w] = np.log(lam1 * _safe_div(v, n1) + (1 - lam1) * p2)
         self.trans_ = _SparseTable(rows, (S, n_out))
         self.log_trans_default_ = np.log(p2)
         self.log_trans_bos_ = rows.get(_BOS_ID, self.log_trans_default_)
-        return self
 
     # ------------------------------------------------------------------ decoding
     def _log_transitions(self, prev_words: np.ndarray) -> np.ndarray:

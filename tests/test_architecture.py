@@ -150,3 +150,92 @@ def test_every_module_keeps_its_results_in_the_memo() -> None:
     """One memo mechanism (infra/memo.py): bounded, listed, released with its documents."""
     found = [hit for path in MODULES.values() for hit in _kept_results(path)]
     assert not found, "use infra.memo.memoize or a Memo instead:\n" + "\n".join(found)
+
+
+#: Longer than this, a function no longer fits on a screen (issue 29).
+MAX_FUNCTION_LINES = 80
+#: The comment, on the line right above a function's first decorator (or its ``def``), that
+#: keeps a longer function, followed by the reason.
+LONG_MARK = "# long:"
+
+
+def _long_functions(source: str, path: str) -> list[str]:
+    """``path:line name (N lines)`` for every function of ``source``, methods and nested
+    functions included, longer than :data:`MAX_FUNCTION_LINES` (from its ``def`` line to
+    its last, decorators excluded) and not kept by a ``# long: <reason>`` comment on the
+    line right above its first decorator or, undecorated, its ``def``.  Takes the source
+    text, so the check itself can be tested on made-up functions."""
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        length = (node.end_lineno or node.lineno) - node.lineno + 1
+        if length <= MAX_FUNCTION_LINES:
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        above = lines[first - 2].strip() if first >= 2 else ""
+        if above.startswith(LONG_MARK) and above[len(LONG_MARK) :].strip():
+            continue
+        found.append((node.lineno, f"{path}:{node.lineno} {node.name} ({length} lines)"))
+    return [text for _, text in sorted(found)]
+
+
+def test_no_function_longer_than_a_screen() -> None:
+    """A function past a screen is split into helpers that say why they exist, or says
+    why it is not (``# long: <reason>`` right above it)."""
+    found = [
+        hit
+        for path in MODULES.values()
+        for hit in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    ]
+    assert not found, (
+        f"functions over {MAX_FUNCTION_LINES} lines: split them, or state why not with a "
+        f"'{LONG_MARK} <reason>' comment right above the first decorator or def:\n"
+        + "\n".join(found)
+    )
+
+
+def _made_up(n_lines: int, *above: str, decorated: bool = False, nested: bool = False) -> str:
+    """A module whose function ``big`` is ``n_lines`` long: a method of ``Box``, or with
+    ``nested`` a function inside ``outer``; the lines ``above`` come right before its
+    decorator (with ``decorated``) or its ``def``, which is on line 4 + their number
+    (+ 1 decorated)."""
+    head = ["import functools", "", "def outer() -> None:" if nested else "class Box:"]
+    head += [f"    {line}" if line else "" for line in above]
+    if decorated:
+        head.append("    @functools.cache")
+    body = ["        x = 0"] + ["        x += 1"] * (n_lines - 3) + ["        return x"]
+    return "\n".join([*head, "    def big(self) -> int:", *body, ""])
+
+
+def test_the_length_check_flags_a_long_function_without_a_reason() -> None:
+    assert _long_functions(_made_up(90), "box.py") == ["box.py:4 big (90 lines)"]
+    assert _long_functions(_made_up(90, decorated=True), "box.py") == ["box.py:5 big (90 lines)"]
+    assert _long_functions(_made_up(81), "box.py") == ["box.py:4 big (81 lines)"]
+    assert _long_functions(_made_up(80), "box.py") == []
+    for comment in ("# long", "# long:", "# a flat table", "x = 1  # long: a flat table"):
+        assert _long_functions(_made_up(90, comment), "box.py") == ["box.py:5 big (90 lines)"]
+    # the reason is not right above the function
+    apart = _made_up(90, "# long: a flat table", "")
+    assert _long_functions(apart, "box.py") == ["box.py:6 big (90 lines)"]
+    between = _made_up(90, "# long: a flat table").replace(
+        "    # long: a flat table\n", "    @functools.cache\n    # long: a flat table\n"
+    )
+    assert _long_functions(between, "box.py") == ["box.py:6 big (90 lines)"]
+
+
+def test_the_length_check_keeps_a_long_function_with_a_reason() -> None:
+    assert _long_functions(_made_up(90, "# long: a flat table"), "box.py") == []
+    assert _long_functions(_made_up(90, "# long: a flat table", decorated=True), "box.py") == []
+    assert _long_functions(_made_up(90, "  # long: a flat table"), "box.py") == []
+
+
+def test_the_length_check_sees_nested_functions() -> None:
+    assert _long_functions(_made_up(85, nested=True), "f.py") == [
+        "f.py:3 outer (86 lines)",
+        "f.py:4 big (85 lines)",
+    ]
+    assert _long_functions(_made_up(85, "# long: a flat table", nested=True), "f.py") == [
+        "f.py:3 outer (87 lines)"
+    ]

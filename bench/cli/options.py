@@ -163,6 +163,30 @@ def corpus_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
+    """The options of ``run`` and ``learning-curve``, in the order ``--help`` lists them;
+    one helper per group, so that each group reads as a whole."""
+    _comparison_options(p, default_systems=default_systems)
+    _execution_options(p)
+    _statistics_options(p)
+    _tuning_options(p)
+    _training_data_options(p)
+    p.add_argument(
+        "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
+    )
+    peers_option(p)
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="SYSTEM.NAME=VALUE",
+        help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal); "
+        "SYSTEM.augment=unseen:2,surrogate or =none replaces --augment for one learned system",
+    )
+
+
+def _comparison_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
+    """What is compared: the systems, the corpora (and how the embedded ones are made) and
+    the folds that split them."""
     p.add_argument(
         "--systems",
         default=default_systems,
@@ -179,6 +203,10 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         "--folds", type=at_least(2), default=10, help="cross-validation folds (default 10)"
     )
     corpus_options(p)
+
+
+def _execution_options(p: argparse.ArgumentParser) -> None:
+    """Where the cells run and where the outputs go: none of these changes a score."""
     p.add_argument(
         "--out",
         metavar="DIR",
@@ -206,6 +234,10 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         help="write missed/spurious PHI with context, and failed systems' full error "
         "messages, to FILE (contains PHI: created 0600, and not allowed inside --out)",
     )
+
+
+def _statistics_options(p: argparse.ArgumentParser) -> None:
+    """How scores are tested and which documents stay together in the folds."""
     p.add_argument("--alpha", type=probability, default=0.05, help="significance level (0.05)")
     p.add_argument(
         "--resamples",
@@ -227,6 +259,10 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         "the corpus knows them, else documents), patient, template (the embedded corpus's "
         "pattern families) or document",
     )
+
+
+def _tuning_options(p: argparse.ArgumentParser) -> None:
+    """``--tune`` and what its inner cross-validation chooses by."""
     p.add_argument(
         "--tune",
         action="store_true",
@@ -250,6 +286,11 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         "folds train the inner models on more notes, so a threshold chosen on them "
         "transfers better to the refitted model, at the cost of more fits)",
     )
+
+
+def _training_data_options(p: argparse.ArgumentParser) -> None:
+    """What learned systems train on besides the training folds, and whether scored notes
+    may repeat training notes."""
     p.add_argument(
         "--augment",
         default=None,
@@ -273,18 +314,6 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         action="store_true",
         help="score notes that are the same as training notes with other PHI (surrogate or "
         "unseen variants of them), which is refused otherwise; the report says how many",
-    )
-    p.add_argument(
-        "--no-cache", action="store_true", help="recompute everything (ignore the disk cache)"
-    )
-    peers_option(p)
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="SYSTEM.NAME=VALUE",
-        help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal); "
-        "SYSTEM.augment=unseen:2,surrogate or =none replaces --augment for one learned system",
     )
 
 

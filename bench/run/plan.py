@@ -32,7 +32,7 @@ from corpora.folds import GROUP_BY_CHOICES, group_labels
 from corpora.model import Corpus, Document
 from infra import cache
 from systems import prediction_cache
-from systems.base import FitContext
+from systems.base import FitContext, SystemEntry
 
 #: ``--systems`` words that stand for several systems.
 SYSTEM_GROUPS = {
@@ -178,12 +178,36 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
     ``--augment`` for one learned system, so two augmentations of the same system are
     scored on the same folds in one run, with paired tests between them.
     """
-    from systems.base import SYSTEMS, System, params_from_mapping
+    from systems.base import SYSTEMS
 
     config = config or RunConfig()
     known = SYSTEMS.as_dict()
+    wanted, explicit, registry_name = _wanted_systems(names, known)
+    if not wanted:
+        raise UsageError("no systems chosen (use --systems all or NAME,...)")
+    unused = sorted(set(config.system_params) - set(wanted))
+    if unused:
+        raise UsageError(
+            f"--param {unused[0]}.…: {unused[0]!r} is not among the chosen systems "
+            f"({', '.join(dict.fromkeys(wanted))})"
+        )
+    specs: dict[str, SystemSpec] = {}
+    for name in dict.fromkeys(wanted):
+        entry = known[registry_name.get(name, name)]
+        asked = name in explicit or name in config.system_params or entry.configured
+        specs[name] = _system_spec(name, entry, config, asked)
+    return specs
+
+
+def _wanted_systems(
+    names: Sequence[str], known: Mapping[str, SystemEntry]
+) -> tuple[list[str], set[str], dict[str, str]]:
+    """The ``--systems`` words read: the run's system names in order (repeats included),
+    those named on their own rather than through ``all`` or ``peers`` (an external tool
+    that cannot run is then an error), and each alias's registry name.  Apart, so the
+    word syntax is read in one place and the specs are built from its result."""
     wanted: list[str] = []
-    explicit: set[str] = set()  # named on their own, not through ``all`` or ``peers``
+    explicit: set[str] = set()
     registry_name: dict[str, str] = {}
     for name in names:
         for part in str(name).split(","):
@@ -213,46 +237,43 @@ def resolve_systems(names: Sequence[str], config: RunConfig | None = None) -> di
                     f"unknown system {part!r}; known systems: {', '.join(known) or 'none'}"
                     + (" (use ALIAS=NAME to run a system under another name)" if eq else "")
                 )
-    if not wanted:
-        raise UsageError("no systems chosen (use --systems all or NAME,...)")
-    unused = sorted(set(config.system_params) - set(wanted))
-    if unused:
-        raise UsageError(
-            f"--param {unused[0]}.…: {unused[0]!r} is not among the chosen systems "
-            f"({', '.join(dict.fromkeys(wanted))})"
-        )
-    specs: dict[str, SystemSpec] = {}
-    for name in dict.fromkeys(wanted):
-        entry = known[registry_name.get(name, name)]
-        cls = entry.cls
-        params = {**entry.params, **dict(config.system_params.get(name, {}))}
-        augment = tuple(config.augment)
-        if AUGMENT_PARAM in params and AUGMENT_PARAM not in cls._param_names():
-            augment = _system_augment(name, params.pop(AUGMENT_PARAM))
-        if "group_by" in cls._param_names() and "group_by" not in params:
-            params["group_by"] = config.group_by  # stacked systems' inner folds follow the run's
-        try:
-            instance: System = cls(**params_from_mapping(cls, params))
-            instance.check_params()
-            params = instance.get_params()
-            tags = instance.tags()
-        except (TypeError, ValueError, KeyError) as exc:
-            reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            raise UsageError(f"system {name!r}: {reason}") from None
-        if augment != tuple(config.augment) and not tags.requires_training:
-            raise UsageError(f"--param {name}.augment: {name!r} is not trained")
-        asked = name in explicit or name in config.system_params or entry.configured
-        _check_available(name, instance, asked)
-        specs[name] = SystemSpec(
-            name,
-            cls,
-            params,
-            tags,
-            _wrappers(instance, config, augment, tuned=entry.tuned),
-            entry=entry,
-            augment=augment if tags.requires_training else (),
-        )
-    return specs
+    return wanted, explicit, registry_name
+
+
+def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) -> SystemSpec:
+    """The spec of system ``name`` built from its registry entry and the run's options: its
+    parameters checked by building it once, its own augmentation, its wrappers.  Built
+    while planning, so a parameter it rejects is a usage error before the expensive work
+    starts; ``asked``: the user named it, gave it a parameter or configured it."""
+    from systems.base import System, params_from_mapping
+
+    cls = entry.cls
+    params = {**entry.params, **dict(config.system_params.get(name, {}))}
+    augment = tuple(config.augment)
+    if AUGMENT_PARAM in params and AUGMENT_PARAM not in cls._param_names():
+        augment = _system_augment(name, params.pop(AUGMENT_PARAM))
+    if "group_by" in cls._param_names() and "group_by" not in params:
+        params["group_by"] = config.group_by  # stacked systems' inner folds follow the run's
+    try:
+        instance: System = cls(**params_from_mapping(cls, params))
+        instance.check_params()
+        params = instance.get_params()
+        tags = instance.tags()
+    except (TypeError, ValueError, KeyError) as exc:
+        reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise UsageError(f"system {name!r}: {reason}") from None
+    if augment != tuple(config.augment) and not tags.requires_training:
+        raise UsageError(f"--param {name}.augment: {name!r} is not trained")
+    _check_available(name, instance, asked)
+    return SystemSpec(
+        name,
+        cls,
+        params,
+        tags,
+        _wrappers(instance, config, augment, tuned=entry.tuned),
+        entry=entry,
+        augment=augment if tags.requires_training else (),
+    )
 
 
 def _check_available(name: str, system: Any, asked: bool) -> None:

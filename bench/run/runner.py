@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.report import ledger
 from bench.run.cells import execute_plan
-from bench.run.plan import make_plan, resolve_corpora, resolve_systems
+from bench.run.plan import Plan, make_plan, resolve_corpora, resolve_systems
 from bench.run.run_types import (
     DEFAULT_CORPORA,
     RESULT_COLUMNS,
@@ -51,27 +51,8 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     outcomes = execute_plan(plan, config)
     t_execute = time.perf_counter()
 
-    failures = [
-        {
-            "system": o.system,
-            "corpus": o.corpus,
-            "protocol": o.protocol,
-            "fold": o.fold,
-            "fraction": o.fraction,
-            "error": o.error,
-            "skipped": o.skipped,
-        }
-        for o in outcomes
-        if not o.ok
-    ]
-    if config.show_progress:  # scoring a very long note takes seconds: say it has started
-        scored = sum(o.n_tokens for o in outcomes if o.ok)
-        print(f"scoring {scored:,} labelled tokens of {len(outcomes)} cells", file=sys.stderr)
-    scorer = Scorer(outcomes, plan.corpora, plan.splits, plan.systems, config)
-    fresh = any(not o.cached for o in outcomes)  # else the scores are cached too, mostly
-    if fresh and workers_for(config.jobs) > 1 and len(plan.splits) > 1:
-        if cache.caching_enabled() and config.backend != "dask":
-            scorer.prefetch(plan.tasks[0].env if plan.tasks else {})
+    failures = _failures(outcomes)
+    scorer = _scorer(plan, outcomes, config)
     results, learning = scorer.results()
     significance = scorer.significance()
     operating_points = scorer.operating_points()
@@ -86,25 +67,7 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
         corpora=plan.corpora,
         skipped=plan.skipped,
         splits=plan.splits,
-        systems={
-            name: {
-                "description": spec.description,
-                "citation": spec.cls.citation,
-                "departures": spec.departures,
-                "compared_on": list(spec.cls.compared_on),
-                "registered": spec.cls.name,
-                "params": dict(spec.params),
-                "tags": spec.tags.as_dict(),
-                "wrappers": [w.__name__ for w, _ in spec.wrappers],
-                "augment": list(spec.augment),
-                "requires_training": spec.tags.requires_training,
-                "external": spec.cls.external,
-                "predicts_categories": spec.tags.predicts_categories,
-                "headline_subset": headline_subset(spec),
-                **_external_setup(name, outcomes),
-            }
-            for name, spec in plan.systems.items()
-        },
+        systems=_system_descriptions(plan, outcomes),
         outcomes=outcomes,
         results=results,
         significance=significance,
@@ -128,6 +91,63 @@ def run(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Run
     )
     result.ledger = ledger.record(result, plan.systems)  # after scoring: what was looked at
     return result
+
+
+def _failures(outcomes: list[CellOutcome]) -> list[dict[str, Any]]:
+    """The cells that failed or were skipped, as run.json lists them: which cell and why."""
+    return [
+        {
+            "system": o.system,
+            "corpus": o.corpus,
+            "protocol": o.protocol,
+            "fold": o.fold,
+            "fraction": o.fraction,
+            "error": o.error,
+            "skipped": o.skipped,
+        }
+        for o in outcomes
+        if not o.ok
+    ]
+
+
+def _scorer(plan: Plan, outcomes: list[CellOutcome], config: RunConfig) -> Scorer:
+    """The scorer of the cells' predictions, announced first (scoring a very long note
+    takes seconds); with fresh cells, several corpora and several workers, each corpus is
+    first scored in a worker of its own into the score cache, which the scoring in this
+    process then only reads."""
+    if config.show_progress:
+        scored = sum(o.n_tokens for o in outcomes if o.ok)
+        print(f"scoring {scored:,} labelled tokens of {len(outcomes)} cells", file=sys.stderr)
+    scorer = Scorer(outcomes, plan.corpora, plan.splits, plan.systems, config)
+    fresh = any(not o.cached for o in outcomes)  # else the scores are cached too, mostly
+    if fresh and workers_for(config.jobs) > 1 and len(plan.splits) > 1:
+        if cache.caching_enabled() and config.backend != "dask":
+            scorer.prefetch(plan.tasks[0].env if plan.tasks else {})
+    return scorer
+
+
+def _system_descriptions(plan: Plan, outcomes: list[CellOutcome]) -> dict[str, dict[str, Any]]:
+    """What run.json and the report say of each system: where it comes from, how it
+    departs from its original, its parameters and tags, and how it ran."""
+    return {
+        name: {
+            "description": spec.description,
+            "citation": spec.cls.citation,
+            "departures": spec.departures,
+            "compared_on": list(spec.cls.compared_on),
+            "registered": spec.cls.name,
+            "params": dict(spec.params),
+            "tags": spec.tags.as_dict(),
+            "wrappers": [w.__name__ for w, _ in spec.wrappers],
+            "augment": list(spec.augment),
+            "requires_training": spec.tags.requires_training,
+            "external": spec.cls.external,
+            "predicts_categories": spec.tags.predicts_categories,
+            "headline_subset": headline_subset(spec),
+            **_external_setup(name, outcomes),
+        }
+        for name, spec in plan.systems.items()
+    }
 
 
 def _external_setup(system: str, outcomes: list[CellOutcome]) -> dict[str, Any]:
