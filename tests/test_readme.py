@@ -197,7 +197,8 @@ def test_readme_physionet_table_is_the_recommended_report() -> None:
     printed, measured = {}, {}
     for row in rows:
         system = row[0].split(" ", 1)[0]
-        own, other = scores.get((system, corpus), {}), scores.get((system, f"{variant}:{corpus}"), {})
+        own = scores.get((system, corpus), {})
+        other = scores.get((system, f"{variant}:{corpus}"), {})
         for name, cell, value in zip(
             ("P", "R", "F", f"R {variant}"),
             row[1:],

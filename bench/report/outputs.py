@@ -65,6 +65,8 @@ def package_versions() -> dict[str, str | None]:
 def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
     """The content of run.json (no document text anywhere)."""
     cfg = result.config
+    # a preset whose choices are always made inside the folds is tuned without --tune
+    tuned = [n for n, s in result.systems.items() if "Tuned" in s.get("wrappers", ())]
     cells = [
         {
             "system": o.system,
@@ -99,8 +101,9 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "grouping": result.grouping,
         "test_variant": cfg.test_variant,
         "tune": cfg.tune,
-        "objective": cfg.objective if cfg.tune else None,
-        "inner_folds": cfg.inner_folds if cfg.tune else None,
+        "tuned_systems": tuned,
+        "objective": cfg.objective if tuned else None,
+        "inner_folds": cfg.inner_folds if tuned else None,
         "augment": list(cfg.augment),
         "extra_training": cfg.extra_training,
         "overlap": result.overlap,

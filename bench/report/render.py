@@ -974,17 +974,26 @@ def _named(systems: Sequence[str], f1: Mapping[str, float]) -> str:
     return ", ".join(f"`{s}` ({pct(f1[s])})" for s in systems)
 
 
+#: Gold tokens a category needs to be named as a system's weakest (unless none has as many).
+MIN_GOLD_TOKENS = 10
+
+
 def weakest_category(
     df: pd.DataFrame, corpus: str, system: str, scored_on: Sequence[str] | None = None
 ) -> Any:
     """``system``'s per-category row of ``corpus`` with the lowest F-measure (ties: the
-    lower recall, then the label set's order), among the categories that have gold tokens
-    and that it is scored on; None without per-category rows."""
+    lower recall, then the label set's order), among the categories that have at least
+    :data:`MIN_GOLD_TOKENS` gold tokens (any gold token, where none has as many) and that
+    it is scored on; None without per-category rows."""
     tok = _token_rows(df, corpus, "all")
     allowed = [c for c in LABELS if scored_on is None or c in scored_on]
     rows = tok[(tok.system == system) & tok.label.isin(allowed) & ((tok.tp + tok.fn) > 0)]
     if rows.empty:
         return None
+    # a category with a handful of gold tokens (one OTHER token in 1,170 notes) says little
+    # of where a system fails: it is named only when no category has more
+    enough = rows[(rows.tp + rows.fn) >= MIN_GOLD_TOKENS]
+    rows = enough if not enough.empty else rows
     return min(rows.itertuples(), key=lambda r: (r.f1, r.recall, LABELS.index(r.label)))
 
 
@@ -1004,7 +1013,8 @@ def _weakest(report: ReportInput, found: Sequence[Heading]) -> list[str]:
         f"[`{c}`](#{a})" for c in corpora if (a := _anchor_of(found, c, "F-measure per category"))
     ]
     head = "**Where each system fails most**: its PHI category with the lowest F-measure "
-    head += "(ties: the lower recall), among those with gold tokens"
+    head += "(ties: the lower recall), among those with gold tokens (at least "
+    head += f"{MIN_GOLD_TOKENS} where some category has as many)"
     head += f" (per-category tables: {', '.join(tables)})." if tables else "."
     return [head, "", *lines, ""]
 
@@ -1077,11 +1087,16 @@ def _own_augment(info: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
 def _training_lines(info: Mapping[str, Any]) -> list[str]:
     lines = []
     own = _own_augment(info)
-    if info.get("tune"):
+    if info.get("tune") or info.get("tuned_systems"):
         judged = ["authentic", *dict.fromkeys(info.get("augment", ()))]
+        how = (
+            "`--tune`"
+            if info.get("tune")
+            else ("always, for " + ", ".join(f"`{s}`" for s in info["tuned_systems"]))
+        )
         lines.append(
             f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
-            f"(`--tune`; {_inner_folds(info)}, "
+            f"({how}; {_inner_folds(info)}, "
             f"successive halving over each grid, judged on the held-out inner "
             f"parts: {', '.join(judged)}"
             + (

@@ -97,3 +97,35 @@ def test_a_broken_run_json_is_named(tmp_path: Path) -> None:
         assert "run.json" in str(exc)
     else:
         raise AssertionError("a broken run.json must be refused")
+
+
+def test_the_reports_looks_table_is_what_the_command_counts() -> None:
+    """reports/README.md's table of looks at the evaluation patients is the output of
+    ``python -m bench ledger --reports reports --corpus evaluation`` for the committed
+    reports: a report added or removed changes it, and this says what to write."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "reports" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- looks: [^\n]*-->\n(.*?)<!-- end looks -->", text, re.S)
+    assert block, "no table of looks in reports/README.md"
+    printed = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in block.group(1).splitlines()[2:]
+        if line.startswith("|")
+    ]
+    (group,) = [
+        g
+        for g in looks([root / "reports"])
+        if any(c.startswith("evaluation:") for c in g["corpora"])
+    ]
+    counted = [
+        [
+            f"[`{Path(r['report']).name}`]({Path(r['report']).name}/report.md)",
+            str(r["configurations"]),
+            str(r["new"]),
+            str(r["before"]),
+        ]
+        for r in group["reports"]
+    ]
+    assert printed == counted, "\n".join(" | ".join(r) for r in counted)
