@@ -80,12 +80,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; returns the exit code (never raises for input)."""
+    from bench.cli.replay import ConfigError, expand
+    from corpora.model import printable
+
+    given = argv is not None
+    raw = list(sys.argv[1:] if argv is None else argv)
+    try:  # --config FILE: the saved options, recorded in run.json as the command
+        argv = expand(raw)
+    except ConfigError as exc:
+        print(f"error: {printable(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2, already printed)
         return int(exc.code or 0)
-    args._argv = ["python", "-m", "bench", *argv] if argv is not None else None
+    args._argv = ["python", "-m", "bench", *argv] if given or argv != raw else None
     try:
         return _dispatch(args)
     finally:

@@ -182,6 +182,13 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal); "
         "SYSTEM.augment=unseen:2,surrogate or =none replaces --augment for one learned system",
     )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="run a saved configuration again: a report's run.json (the command it records) "
+        "or a TOML file with a [run] table of options; its --out is left out, and options "
+        "given after --config win (bench/cli/replay.py)",
+    )
 
 
 def _comparison_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
