@@ -36,7 +36,8 @@ from systems.base import FitContext, SystemEntry
 
 #: ``--systems`` words that stand for several systems.
 SYSTEM_GROUPS = {
-    "all": "every system except the external tools (the papers' systems and plug-ins)",
+    "all": "every system except the external tools and the named presets (the papers' "
+    "systems and plug-ins)",
     "peers": "the external de-identifiers (deid.pl, Philter, Presidio, command-line tools)",
 }
 
@@ -225,8 +226,8 @@ def _wanted_systems(
                 continue
             if not part:
                 continue
-            if part == "all":
-                wanted.extend(n for n, e in known.items() if not e.external)
+            if part == "all":  # a preset is a configuration of a system already in "all"
+                wanted.extend(n for n, e in known.items() if not e.external and not e.preset)
             elif part == "peers":
                 wanted.extend(n for n, e in known.items() if e.external)
             elif part in known:

@@ -468,3 +468,17 @@ def test_selecting_the_stacking_refits_no_base(toys) -> None:
     assert not result.failures
     assert len(CountingMemorizer.fitted) == 6 + 6  # as without tuning (and without choice)
     assert all(o.info["candidates"] == 36 for o in result.outcomes)
+
+
+def test_all_runs_the_systems_not_their_presets() -> None:
+    """``--systems all`` (the default run) is every system once: a named preset such as
+    ``recommended`` is a configuration of one of them, run only when named."""
+    from bench.run.plan import resolve_systems
+    from systems.base import SYSTEMS
+
+    presets = [n for n, e in SYSTEMS.as_dict().items() if e.preset]
+    assert "recommended" in presets
+    everything = resolve_systems(["all"])
+    assert not set(presets) & set(everything)
+    assert "multi" in everything and "mega" in everything
+    assert "recommended" in resolve_systems(["recommended"])
