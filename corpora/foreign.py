@@ -45,6 +45,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from corpora.dictionaries import gazetteer, system_dictionaries
 from corpora.load import variant
@@ -126,6 +127,22 @@ def _draw(make: Callable[[], str]) -> tuple[str, ...]:
     return tuple(v for v in dict.fromkeys(values) if _CLEAN.fullmatch(v) and _latin(v))
 
 
+def _canonical_lists(fake: Any) -> None:
+    """Sort, on this instance, every list of words its name and address providers draw
+    from.  Some locales build such a list from a set (Faker's ``it_IT`` cities), whose order
+    follows Python's string hashing: the same seed would then draw other places under
+    another ``PYTHONHASHSEED``, and the variant would not reproduce.  Tuples and weighted
+    dicts are written out in Faker's source, so their order is already fixed."""
+    for provider in fake.providers:
+        if type(provider).__module__.split(".")[2:3] not in (["person"], ["address"]):
+            continue
+        for name in dir(type(provider)):
+            value = getattr(type(provider), name, None)
+            if not name.startswith("_") and isinstance(value, list) and value:
+                if all(isinstance(v, str) for v in value):
+                    setattr(provider, name, sorted(value))
+
+
 @memoize("foreign.pools", max_entries=len(LOCALES))
 def locale_pools(locale: str) -> LocalePools:
     """The lists of ``locale``, drawn once per process from a seeded Faker instance."""
@@ -133,6 +150,7 @@ def locale_pools(locale: str) -> LocalePools:
     from faker import Faker
 
     fake = Faker(locale)
+    _canonical_lists(fake)
     fake.seed_instance(POOL_SEED)
     female = _draw(fake.first_name_female)
     male = _draw(fake.first_name_male)

@@ -64,7 +64,15 @@ from corpora.surrogates import (
 from infra.memo import memoize
 
 #: Bump whenever a variant's output for a given input changes (invalidates the cache).
-VARIANTS_VERSION = 4
+VARIANTS_VERSION = 5
+#: The version in each variant's random stream (:func:`document_rng`), kept apart from
+#: :data:`VARIANTS_VERSION` and per variant: a change to one variant (a rewritten ambiguous
+#: corpus) must not redraw the names of the others, or every report made with them would
+#: silently stop reproducing.  Bump a variant's entry only when its own draws are meant to
+#: change.  (``surrogate`` and ``unseen`` keep the stream of every committed report.)
+STREAM_VERSIONS: dict[str, int] = {"surrogate": 3, "unseen": 3, "foreign": 5}
+#: The same for the ambiguous corpus's draws (:func:`corpora.ambiguity.ambiguous_documents`).
+AMBIGUOUS_STREAM_VERSION = 4
 #: Categories whose words can be "in a dictionary" (Table 10 counts only these).
 NAME_CATEGORIES = frozenset({"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"})
 
@@ -132,7 +140,8 @@ def document_rng(name: str, seed: int, doc: Document, copy: int = 0) -> random.R
     """The stream of one document's transform; ``copy`` > 0 gives another stream for a
     further copy of the same note (copy 0 is the plain variant's)."""
     stream = seed if copy == 0 else f"{seed}.{copy}"
-    return random.Random(f"deid-bench:{name}:{VARIANTS_VERSION}:{stream}:{doc.id}")
+    version = STREAM_VERSIONS.get(name, VARIANTS_VERSION)
+    return random.Random(f"deid-bench:{name}:{version}:{stream}:{doc.id}")
 
 
 def cached_variant(
@@ -228,7 +237,7 @@ def ambiguous(corpus: Corpus, *, seed: int) -> Corpus:
     """
 
     def compute() -> Corpus:
-        docs = ambiguous_documents(list(corpus), seed, VARIANTS_VERSION)
+        docs = ambiguous_documents(list(corpus), seed, AMBIGUOUS_STREAM_VERSION)
         marks = ambiguous_marks(docs)
         vocab = vocabulary(system_dictionaries())
         out = [flagged(d, vocab, m) for d, m in zip(docs, marks, strict=True)]

@@ -103,3 +103,36 @@ def test_every_system_same_results_whatever_hash_seed_backend_and_jobs(
             tmp_path, "dask", ["--backend", "dask", "--scheduler", cluster.scheduler_address], "3"
         )
     assert dask == sequential
+
+
+def test_the_foreign_variant_draws_the_same_places_whatever_the_hash_seed() -> None:
+    """Faker builds some locales' lists from sets (``it_IT`` cities): without putting them
+    in a fixed order first, the same seed drew other places in another process."""
+    code = (
+        "import hashlib; from corpora.foreign import LOCALES, locale_pools; "
+        "print(hashlib.sha256(repr([locale_pools(x) for x in LOCALES]).encode()).hexdigest())"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        ).stdout.strip()
+        for seed in ("1", "2", "3")
+    }
+    assert len(digests) == 1, digests
+
+
+def test_the_embedded_corpora_are_the_ones_the_example_report_was_made_on() -> None:
+    """A change to one variant (or to the generator) must not redraw the others: the four
+    default corpora hash to what reports/example/run.json records, or the README's first
+    table no longer comes from the code that prints it."""
+    from corpora.load import load_corpus
+
+    saved = json.loads((ROOT / "reports" / "example" / "run.json").read_text())["corpora"]
+    now = {name: load_corpus(name)[0].fingerprint for name in saved}
+    assert now == {name: info["fingerprint"] for name, info in saved.items()}
