@@ -81,7 +81,7 @@ _WORD_RE = re.compile(r"[A-Za-z]+")
 # --------------------------------------------------------------------------- dictionaries
 
 
-@memoize("variants.vocabularies", identity=(0,))
+@memoize("variants.vocabularies", identity=(0,), max_entries=4)
 def vocabulary(dictionaries: Dictionaries) -> frozenset[str]:
     """Every word (and every word of a multi-word entry) in ``dictionaries`` (memoized)."""
     words: set[str] = set()

@@ -222,7 +222,8 @@ class Memo(Generic[K, V]):
 
     def put(self, key: K, value: V) -> V:
         """Store ``value`` under ``key`` (evicting the least recently used entries over the
-        budget) and return it.  An entry larger than the whole budget is not kept."""
+        budget) and return it.  An entry larger than the whole budget is not kept, except
+        in a memo with ``max_entries``, which then keeps it alone."""
         with self._lock:
             self._insert(key, value)
         return value
@@ -232,12 +233,18 @@ class Memo(Generic[K, V]):
         old = self._entries.pop(key, None)
         if old is not None:
             self._size -= old[1]
-        if size > self.budget:
+        limit = self.max_entries
+        # A memo bounded by its number of entries holds values whose size estimate says
+        # little (a word list, a loaded model): one such value over the byte budget is
+        # kept alone, or it would be recomputed on every call -- a vocabulary of 10^5
+        # words rebuilt for each note.  A memo bounded by bytes only refuses it.
+        if size > self.budget and limit is None:
             return
         self._entries[key] = (value, size)
         self._size += size
-        limit = self.max_entries
-        while self._size > self.budget or (limit is not None and len(self._entries) > limit):
+        while len(self._entries) > 1 and (
+            self._size > self.budget or (limit is not None and len(self._entries) > limit)
+        ):
             _, (_, dropped) = self._entries.popitem(last=False)
             self._size -= dropped
             self.evictions += 1
@@ -324,6 +331,9 @@ def memoize(
     that is costly or impossible to hash (a :class:`~corpora.dictionaries.Dictionaries`, a
     lexicon) is keyed by its identity, and the entry holds it, so its ``id`` cannot be
     reused by another object while the result computed from it is kept."""
+
+    if identity:  # one entry per object: a count bounds them (see Memo._insert)
+        options.setdefault("max_entries", 8)
 
     def decorate(func: F) -> F:
         memo: Memo[Any, Any] = Memo(name, budget, **options)

@@ -39,6 +39,25 @@ def test_an_entry_larger_than_the_budget_is_not_kept() -> None:
     assert "big" not in m and "small" in m and m.size == 20
 
 
+def test_a_count_bounded_memo_keeps_a_large_value_alone() -> None:
+    """A word list whose size estimate is over the byte budget must still be kept, or it
+    is rebuilt on every call (the unseen variant's forbidden words, once per note)."""
+    calls = []
+
+    @memo.memoize("test", budget=50, max_entries=2)
+    def words(n: int) -> bytes:
+        calls.append(n)
+        return b"x" * n
+
+    words(10)
+    words(60)  # over the byte budget: kept alone, the older entry goes
+    words(60)
+    assert calls == [10, 60]
+    assert list(words.memo._entries) == [(60,)]
+    words(20)  # and a later entry pushes it out as usual
+    assert list(words.memo._entries) == [(20,)]
+
+
 def test_replacing_an_entry_updates_the_size() -> None:
     m: Memo[str, bytes] = Memo("test", budget=100, weigh=lambda k, v: len(v))
     m.put("a", b"x" * 40)
