@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -76,6 +77,9 @@ class Registry(Generic[T]):
         self.ordered = ordered
         self._entries: dict[str, Entry[T]] = {}
         self._discovered = False
+        # discovery imports modules once; a second thread waits for it instead of seeing
+        # a half-filled registry (a corpus of --extra-training read beside the others)
+        self._lock = threading.RLock()
         self._discovering = False
 
     # -- filling ---------------------------------------------------------------------------
@@ -121,7 +125,11 @@ class Registry(Generic[T]):
         missing is skipped (the entry it would register cannot run anyway); any other error
         in a module is a bug and propagates.
         """
-        if self._discovered or self._discovering:
+        with self._lock:
+            self._discover()
+
+    def _discover(self) -> None:
+        if self._discovered or self._discovering:  # done, or re-entered by an import
             return
         self._discovering = True
         try:
