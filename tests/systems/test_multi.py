@@ -356,7 +356,7 @@ def test_cross_validation_shares_the_inner_fits_between_outer_folds(toys) -> Non
         show_progress=False,
         n_resamples=20,
         n_shuffles=20,
-        system_params={"multi": {"bases": "test-counting-memorizer"}},
+        system_params={"multi": {"bases": "test-counting-memorizer", "cross_fitting": "shared"}},
     )
     result = run(config, {"t": corpus})
     assert not result.failures
@@ -365,9 +365,7 @@ def test_cross_validation_shares_the_inner_fits_between_outer_folds(toys) -> Non
     assert sorted(fits.count(c) for c in cells) == [1] * 6  # full fits, once each
     inner = [f for f in fits if f not in cells]
     assert len(inner) == len(set(inner)) == 6  # each shared model fitted once
-    tests = [
-        {corpus.documents[i].fingerprint for i in s.test} for s in result.splits["t"]
-    ]
+    tests = [{corpus.documents[i].fingerprint for i in s.test} for s in result.splits["t"]]
     assert all(any(f.isdisjoint(t) for t in tests) for f in inner)
     infos = [o.info for o in result.outcomes if o.system == "multi"]
     assert {i["cross_fitting"] for i in infos} == {"shared between outer folds"}
@@ -391,7 +389,9 @@ def test_tuning_multi_costs_meta_fits_only(toys) -> None:
             show_progress=False,
             n_resamples=20,
             n_shuffles=20,
-            system_params={"multi": {"bases": "test-counting-memorizer,test-caps"}},
+            system_params={
+                "multi": {"bases": "test-counting-memorizer,test-caps", "cross_fitting": "shared"}
+            },
         )
         result = run(config, {"t": corpus})
         assert not result.failures
@@ -461,7 +461,11 @@ def test_selecting_the_stacking_refits_no_base(toys) -> None:
         n_resamples=20,
         n_shuffles=20,
         system_params={
-            "multi": {"bases": "test-counting-memorizer,test-caps", "select_from": "stacking"}
+            "multi": {
+                "bases": "test-counting-memorizer,test-caps",
+                "select_from": "stacking",
+                "cross_fitting": "shared",
+            }
         },
     )
     result = run(config, {"t": corpus})
@@ -482,3 +486,12 @@ def test_all_runs_the_systems_not_their_presets() -> None:
     assert not set(presets) & set(everything)
     assert "multi" in everything and "mega" in everything
     assert "recommended" in resolve_systems(["recommended"])
+
+
+def test_the_default_multi_cross_fits_each_fold_on_its_own() -> None:
+    """Shared inner models lowered the default run's F significantly (docs/speed.md), so
+    the default is per fold; the recommended preset keeps the shared, cheaper scheme."""
+    from systems.base import SYSTEMS
+
+    assert MultiDeidentifier().cross_fitting == "per-fold"
+    assert dict(SYSTEMS.get("recommended").params)["cross_fitting"] == "shared"
