@@ -20,12 +20,13 @@ kept is a look this count cannot see.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from bench.report.ledger import configuration_id
 
 #: The options of a run that change what a system is trained on or scored on.
 PROTOCOL_KEYS = (
@@ -79,8 +80,7 @@ def configurations(run: Mapping[str, Any]) -> dict[str, str]:
             # a system that is not trained labels each note alone (as in the ledger)
             "protocol": {**protocol, **own} if system.get("requires_training", True) else {},
         }
-        text = json.dumps(conf, sort_keys=True, separators=(",", ":"), default=str)
-        out[name] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+        out[name] = configuration_id(conf)
     return out
 
 
