@@ -163,7 +163,7 @@ class MultiDeidentifier(System):
         ``"per-fold"`` (the default): each fit cross-fits its own training documents in
         ``inner_folds`` folds.  ``"shared"``: under cross-validation, the inner models are
         shared between the outer folds (:mod:`systems.cross_fitting`), which costs 1.47x
-        the bases' own fits instead of about 2.25x, but lowered the default run's PHI F
+        the bases' own fits instead of 2.35x (docs/speed.md), but lowered the default run's PHI F
         (99.470 -> 99.407 on ``authentic``, p = 0.004, approximate randomization; 99.423 ->
         99.378 on ``unseen``, p = 0.039): each shared inner model learns from about half
         of all the notes, not half of one training fold, and the meta-SVM, fitted on
