@@ -63,10 +63,14 @@ BUDGETS: dict[str, int] = {
     # systems.patterns: dictionary look-up form of a token text
     "patterns.forms": 24 * MB,
     # systems.prediction_cache: fitted models a shared cross-fitting labels with again
-    # (multi's half models: one per learned base, about 2-10 MB each)
+    # (multi's block models: about 2-10 MB each, needed again only for the documents of
+    # the outer fold they were fitted in)
     "predictions.models": 64 * MB,
-    # and their labels and scores of each document (about 10 bytes a token)
+    # and their labels and scores of each document (about 10 bytes a token; each document
+    # is labelled by about three block models per base)
     "predictions.labels": 32 * MB,
+    # systems.cross_fitting: the covering design of each number of outer folds
+    "cross_fitting.blocks": 1 * MB,
     # systems.svm: the last training matrices, while candidates are selected (--tune)
     "svm.designs": 96 * MB,
     # bench.score.significance: each corpus's bootstrap draws, a resamples x documents

@@ -3,31 +3,39 @@
 A stacked system learns from its base systems' decisions on its training documents, and
 those decisions must come from models that never saw the document they label -- nor the
 outer test fold, whose labels would otherwise reach the meta-learner.  Done inside each
-outer fold on its own (two inner folds, :func:`corpora.folds.document_kfold`), that costs
-two half-size fits per base and outer fold: about as much again as the bases' own fits.
+outer fold on its own (``k`` inner folds, :func:`corpora.folds.document_kfold`), that costs
+``k`` fits per base and outer fold on ``(k-1)/k`` of its training documents: at ``k = 2``
+and K = 10 outer folds, as much again as the bases' own fits.
 
 Most of those fits can be shared between outer folds, because the run knows the outer
-folds (:class:`systems.base.FitContext`).  Number the K folds, cut them into two halves
-of folds, and each half into two quarters.  For the outer fold ``k`` in quarter ``Q`` of
-half ``H`` (``H'`` the other half, ``Q'`` the other quarter of ``H``):
+folds (:class:`systems.base.FitContext`).  Take *blocks* of ``m`` outer folds such that
+every pair of folds lies together in some block (a pair covering, :func:`blocks`).  The
+model of block ``B`` is trained on every document outside ``B``'s folds; in the outer fold
+``f``, the training documents of fold ``s`` are labelled by the model of the first block
+that holds both ``f`` and ``s``.  That model saw neither the document (its fold ``s`` is in
+``B``) nor the outer test fold (``f`` is in ``B``), and it serves every outer fold of its
+block.
 
-* the training documents of ``H`` are labelled by a model trained on ``H'`` -- one model
-  for every outer fold of ``H``;
-* those of ``H'`` are labelled by a model trained on ``Q'`` -- one model for every outer
-  fold of ``Q``, labelling the same documents each time.
+``m`` is the largest block whose models still learn from at least as many documents as
+the per-fold scheme's inner models, ``(K-m)/K >= (K-1)/K * (k-1)/k``, so the decisions
+the meta-learner learns from are made by models no weaker than those of per-fold
+cross-fitting (a scheme of halves and quarters of the outer folds, whose quarter models
+learned from a quarter of the notes, lowered ``multi``'s F significantly; docs/speed.md).
+At K = 10 and k = 2 that is six models on half the notes per base, 3 fits' worth of
+training against 9 for per-fold cross-fitting.
 
-Neither model saw the documents it labels or fold ``k``.  Per base and corpus that is two
-half-size and four quarter-size fits, whatever K: about a fifth of the bases' own fits at
-K = 10, where the per-fold cross-fitting costs about as much as them.  A half model labels
-a different set in each outer fold of its half, so it is kept in memory between them
-(``keep_model``); a quarter model labels one set, which the prediction cache keeps.
+A block's model labels different documents in each outer fold of its block, so it is
+kept in memory (``keep_model``) and, when first fitted, labels at once every document of
+the other outer folds it will serve (``prefetch``), so that it is needed later only for
+the documents of the fold it was first fitted in, which that fit could not see.
 
 Documents that are in no outer fold (``--extra-training`` notes) are in every training
-set; they are dealt to the quarters by a seeded hash of their group.  Training copies
-(``--augment``) go with the note they were copied from.  With fewer than four outer folds,
-or training documents that leave out anything but exactly one outer fold (a learning
-curve's fractions, a tuner's inner folds), there is nothing to share: :func:`shared_plan`
-returns ``None`` and the caller cross-fits on its own.
+set; they are dealt to a fold by a seeded hash of their group and treated as that fold's
+documents here (never labelled by a model trained on them).  Training copies
+(``--augment``) go with the note they were copied from.  With fewer than three outer
+folds, or training documents that leave out anything but exactly one outer fold (a
+learning curve's fractions, a tuner's inner folds), there is nothing to share:
+:func:`shared_plan` returns ``None`` and the caller cross-fits on its own.
 """
 
 from __future__ import annotations
@@ -35,48 +43,137 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
+from math import comb
 from typing import TYPE_CHECKING
 
 from corpora.folds import group_labels
+from infra.memo import memoize
 
 if TYPE_CHECKING:
     from corpora.model import Document
     from systems.base import FitContext
 
-#: Fewest outer folds that can be shared: each half needs two quarters.
-MIN_OUTER_FOLDS = 4
+#: Fewest outer folds that can be shared: three, each pair a block of its own.
+MIN_OUTER_FOLDS = 3
 
 
 @dataclass(frozen=True)
 class Labeller:
     """One model of a cross-fitting: trained on ``train``, labelling ``test`` (indices
     into the training documents, disjoint).  ``keep_model``: the same model labels other
-    documents in other outer folds, so the fitted model is worth keeping in memory."""
+    documents in other outer folds, so the fitted model is worth keeping in memory;
+    ``prefetch``: the documents it will label for those other outer folds, labelled (and
+    remembered) as soon as it is fitted."""
 
     train: tuple[int, ...]
     test: tuple[int, ...]
     keep_model: bool = False
+    prefetch: tuple[int, ...] = ()
 
 
-def quarters(k: int) -> list[int]:
-    """The quarter (0-3) of each of ``k`` outer folds: folds ``0 .. k//2 - 1`` make the
-    first half (quarters 0 and 1), the rest the second (quarters 2 and 3)."""
-    half = k // 2
-    out = []
-    for fold in range(k):
-        first, size = (0, half) if fold < half else (half, k - half)
-        out.append((0 if fold < half else 2) + int(fold - first >= size // 2))
-    return out
+def block_size(outer_folds: int, inner_folds: int) -> int:
+    """The largest ``m`` whose block models learn from at least as many documents as the
+    inner models of per-fold cross-fitting: ``(K-m)/K >= (K-1)/K * (k-1)/k``."""
+    return (outer_folds + inner_folds - 1) // inner_folds
+
+
+#: Most candidate blocks, and most search steps per size, of the exact covering search.
+SEARCH_BLOCKS = 5_000
+SEARCH_STEPS = 50_000
+
+
+@memoize("cross_fitting.blocks", max_entries=64)
+def blocks(outer_folds: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """Blocks of ``size`` folds out of ``outer_folds`` such that every pair of folds lies
+    in at least one block (a covering design), as few as a bounded search finds: a greedy
+    design (:func:`_greedy`), then a depth-first search (:func:`_search`) for one block
+    fewer at a time, down to the Schoenheim lower bound.  Both are deterministic (the
+    search is bounded by steps, never by time).  At (10, 5) that gives 6 blocks, the
+    optimum (the greedy design has 7); at (5, 3) 4."""
+    size = max(2, min(size, outer_folds))
+    best = _greedy(outer_folds, size)
+    if comb(outer_folds, size) > SEARCH_BLOCKS:
+        return best
+    lower = -(-outer_folds * -(-(outer_folds - 1) // (size - 1)) // size)
+    for n_blocks in range(lower, len(best)):
+        found = _search(outer_folds, size, n_blocks)
+        if found is not None:
+            return found
+    return best
+
+
+def _greedy(outer_folds: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """Each block starts from the first pair not yet covered and grows by the fold that
+    covers most uncovered pairs with its members (the lowest on a tie)."""
+    uncovered = set(combinations(range(outer_folds), 2))
+    out: list[tuple[int, ...]] = []
+    while uncovered:
+        block = list(min(uncovered))
+        while len(block) < size:
+            block.append(
+                max(
+                    (x for x in range(outer_folds) if x not in block),
+                    key=lambda x: (sum((min(x, y), max(x, y)) in uncovered for y in block), -x),
+                )
+            )
+        chosen = tuple(sorted(block))
+        out.append(chosen)
+        uncovered -= set(combinations(chosen, 2))
+    return tuple(out)
+
+
+def _search(outer_folds: int, size: int, n_blocks: int) -> tuple[tuple[int, ...], ...] | None:
+    """A covering by ``n_blocks`` blocks, or ``None`` if none is found within
+    :data:`SEARCH_STEPS` steps: the first uncovered pair must lie in the next block, tried
+    in order of the uncovered pairs each candidate covers."""
+    candidates = list(combinations(range(outer_folds), size))
+    covers = {b: frozenset(combinations(b, 2)) for b in candidates}
+    per_block = size * (size - 1) // 2
+    steps = 0
+
+    def extend(
+        uncovered: frozenset[tuple[int, int]], chosen: tuple[tuple[int, ...], ...]
+    ) -> tuple[tuple[int, ...], ...] | None:
+        nonlocal steps
+        steps += 1
+        if not uncovered:
+            return chosen
+        left = n_blocks - len(chosen)
+        if steps > SEARCH_STEPS or len(uncovered) > left * per_block:
+            return None
+        a, b = min(uncovered)
+        holding = [c for c in candidates if a in c and b in c]
+        holding.sort(key=lambda c: -len(covers[c] & uncovered))  # stable: lexicographic
+        for block in holding:
+            found = extend(uncovered - covers[block], (*chosen, block))
+            if found is not None or steps > SEARCH_STEPS:
+                return found
+        return None
+
+    return extend(frozenset(combinations(range(outer_folds), 2)), ())
+
+
+def labelling_block(design: Sequence[tuple[int, ...]], outer: int, fold: int) -> int:
+    """The block whose model labels the documents of ``fold`` in the outer fold ``outer``:
+    the first that holds both (a fold's own extra-training documents: the first that
+    holds it)."""
+    return next(b for b, block in enumerate(design) if outer in block and fold in block)
 
 
 def shared_plan(
-    documents: Sequence[Document], context: FitContext | None, group_by: str, seed: int = 0
+    documents: Sequence[Document],
+    context: FitContext | None,
+    group_by: str,
+    seed: int = 0,
+    inner_folds: int = 2,
 ) -> list[Labeller] | None:
-    """The two labellers of the shared cross-fitting for the outer fold that
-    ``documents`` leave out, or ``None`` when there is nothing to share (see the module
-    docstring).  Every document is in the ``test`` of exactly one labeller."""
+    """The labellers of the shared cross-fitting for the outer fold that ``documents``
+    leave out, or ``None`` when there is nothing to share (see the module docstring).
+    Every document is in the ``test`` of exactly one labeller."""
     if context is None or len(context.outer_folds) < MIN_OUTER_FOLDS:
         return None
+    n_outer = len(context.outer_folds)
     groups = group_labels(documents, group_by)
     fold_of = {g: f for f, fold in enumerate(context.outer_folds) for g in fold}
     present = set(groups)
@@ -84,23 +181,47 @@ def shared_plan(
     left_out = [f for f, fold in enumerate(context.outer_folds) if absent == set(fold)]
     if len(left_out) != 1 or not absent:
         return None
-    quarter_of_fold = quarters(len(context.outer_folds))
-    quarter = [quarter_of_fold[fold_of[g]] if g in fold_of else _dealt(g, seed) for g in groups]
-    q = quarter_of_fold[left_out[0]]
-    half = {q, q ^ 1}  # quarters 0, 1 make the first half; 2, 3 the second
-    sibling = q ^ 1
-    in_half = tuple(i for i, x in enumerate(quarter) if x in half)
-    other_half = tuple(i for i, x in enumerate(quarter) if x not in half)
-    in_sibling = tuple(i for i, x in enumerate(quarter) if x == sibling)
-    if not other_half or not in_sibling:
-        return None
-    return [
-        Labeller(train=other_half, test=in_half, keep_model=True),
-        Labeller(train=in_sibling, test=other_half),
-    ]
+    outer = left_out[0]
+    design = blocks(n_outer, block_size(n_outer, inner_folds))
+    extra = [g not in fold_of for g in groups]
+    in_fold = [fold_of[g] if g in fold_of else _dealt(g, seed, n_outer) for g in groups]
+    plan = []
+    for b, block in enumerate(design):
+        if outer not in block:
+            continue
+        train = tuple(i for i, f in enumerate(in_fold) if f not in block)
+        test = tuple(i for i, f in enumerate(in_fold) if labelling_block(design, outer, f) == b)
+        if not test:
+            continue
+        if not train:
+            return None  # a block holding every fold: nothing to train on
+        plan.append(Labeller(train, test, True, _later(design, b, outer, in_fold, extra, test)))
+    return plan
 
 
-def _dealt(group: str, seed: int) -> int:
-    """The quarter of a group in no outer fold: a seeded hash (never Python's ``hash``)."""
+def _later(
+    design: Sequence[tuple[int, ...]],
+    b: int,
+    outer: int,
+    in_fold: Sequence[int],
+    extra: Sequence[bool],
+    test: Sequence[int],
+) -> tuple[int, ...]:
+    """The documents present here that the other outer folds of block ``b`` label with
+    its model: those of a fold ``f`` of the block that is a training fold of such an
+    outer fold and labelled there by block ``b``."""
+    now = set(test)
+    others = [o for o in design[b] if o != outer]
+    return tuple(
+        i
+        for i, f in enumerate(in_fold)
+        if i not in now
+        and f in design[b]
+        and any(labelling_block(design, o, f) == b for o in others if o != f or extra[i])
+    )
+
+
+def _dealt(group: str, seed: int, n_outer: int) -> int:
+    """The fold of a group in no outer fold: a seeded hash (never Python's ``hash``)."""
     digest = hashlib.blake2b(f"{seed}\0{group}".encode("utf-8", "surrogatepass"), digest_size=4)
-    return int.from_bytes(digest.digest(), "big") % 4
+    return int.from_bytes(digest.digest(), "big") % n_outer

@@ -109,11 +109,12 @@ def jackknife_labels(
     from systems.cross_fitting import shared_plan
 
     documents = list(documents)
-    labellers = shared_plan(documents, context, group_by, seed)
+    labellers = shared_plan(documents, context, group_by, seed, n_folds)
     if labellers is not None:
         folds = [(lab.train, lab.test) for lab in labellers]
         keep = [lab.keep_model for lab in labellers]
-        return prediction_cache.out_of_fold(first_stage, documents, folds, keep).labels
+        prefetch = [lab.prefetch for lab in labellers]
+        return prediction_cache.out_of_fold(first_stage, documents, folds, keep, prefetch).labels
     k = max_folds(documents, n_folds, group_by)
     if k < 2:  # nothing to hold out: labelled in-sample (documented optimism)
         return prediction_cache.fit_predict(first_stage, documents, documents).labels

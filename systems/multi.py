@@ -15,13 +15,16 @@ Faithfulness notes:
   Roth 2009); Tafvizi's summary calls it a CRF.
 * **Stacking by inner cross-fitting.**  The meta-classifier must learn from decisions that
   look like test-time decisions, so every training document is labelled by a base model
-  that did not see it: the training documents are split into ``inner_folds`` folds (whole
-  patients on one side where documents carry a patient key, :mod:`corpora.folds`), each
-  fold is labelled by bases trained on the others, and the bases that label the test
-  documents are trained on *all* the training documents -- exactly what every other system
-  in the comparison trains on, so Mega vs Multi (Tafvizi Hypothesis 4) is a fair contest.
-  With two inner folds a learned base costs two half-size fits plus one full fit, about
-  twice its own cost.  Rule systems need no training and are simply applied.
+  that saw neither it nor the outer test fold, and the bases that label the test documents
+  are trained on *all* the training documents -- exactly what every other system in the
+  comparison trains on, so Mega vs Multi (Tafvizi Hypothesis 4) is a fair contest.  Under
+  cross-validation the inner models are shared between the outer folds
+  (:mod:`systems.cross_fitting`: six models per base on half the notes at ten folds, each
+  learning from at least as many notes as a model of two inner folds would); elsewhere,
+  and with ``cross_fitting="per-fold"``, the training documents are split into
+  ``inner_folds`` folds (whole patients on one side where documents carry a patient key,
+  :mod:`corpora.folds`), each labelled by bases trained on the others.  Rule systems need
+  no training and are simply applied.
 * Base decisions go through :mod:`systems.prediction_cache`: a base trained on the whole
   training fold is the same computation as that system's own cell in the run (``crf`` and
   ``mist`` with their default parameters), so the two share one fit.
@@ -68,7 +71,8 @@ from systems.svm import ovr_phi_scores
 #: L-BFGS CRF at three times the cost).
 ILLINOIS_EPOCHS = 10
 
-#: ``cross_fitting`` values: models shared between outer folds, or each fold on its own.
+#: ``cross_fitting`` values: models shared between outer folds (the default), or each fold
+#: on its own.
 CROSS_FITTING = ("shared", "per-fold")
 #: ``stack_on`` values: the bases' decisions, or their decisions and scores.
 STACK_ON = ("decisions", "scores")
@@ -160,14 +164,13 @@ class MultiDeidentifier(System):
         How inner folds, and the jackknife of a two-stage base, group documents (``auto``:
         by patient where known); the runner passes the run's ``--group-by``.
     cross_fitting:
-        ``"per-fold"`` (the default): each fit cross-fits its own training documents in
-        ``inner_folds`` folds.  ``"shared"``: under cross-validation, the inner models are
-        shared between the outer folds (:mod:`systems.cross_fitting`), which costs 1.47x
-        the bases' own fits instead of 2.35x (docs/speed.md), but lowered the default run's PHI F
-        (99.470 -> 99.407 on ``authentic``, p = 0.004, approximate randomization; 99.423 ->
-        99.378 on ``unseen``, p = 0.039): each shared inner model learns from about half
-        of all the notes, not half of one training fold, and the meta-SVM, fitted on
-        their labels, raises more false alarms.  So it is opt-in, not the default.
+        ``"shared"`` (the default): under cross-validation, the inner models are shared
+        between the outer folds (:mod:`systems.cross_fitting`), which costs 1.6x the
+        bases' own fits instead of 2.3x; its F does not differ from per-fold
+        cross-fitting's (99.475 vs 99.470 on ``authentic``, p = 0.89; 99.446 vs 99.423 on
+        ``unseen``, p = 0.31, approximate randomization over documents, side by side;
+        docs/speed.md).  ``"per-fold"``: each fit cross-fits its own training documents in
+        ``inner_folds`` folds, as without cross-validation.
     dictionaries, seed:
         Passed to the bases that take them; seed of the inner folds and the meta SVM.
     stack_on:
@@ -212,7 +215,7 @@ class MultiDeidentifier(System):
         group_by: str = "auto",
         dictionaries: str | None = None,
         seed: int = 0,
-        cross_fitting: str = "per-fold",
+        cross_fitting: str = "shared",
         stack_on: str = "decisions",
         meta_features: tuple[str, ...] = (),
         select_from: str = "cost",
@@ -345,21 +348,24 @@ class MultiDeidentifier(System):
         (:mod:`systems.cross_fitting`), else ``inner_folds`` folds of these documents."""
         labellers = None
         if self.cross_fitting == "shared":
-            labellers = shared_plan(documents, context, self.group_by, self.seed)
+            labellers = shared_plan(
+                documents, context, self.group_by, self.seed, self.inner_folds
+            )
         if labellers is not None:
             folds = [(lab.train, lab.test) for lab in labellers]
             keep = [lab.keep_model for lab in labellers]
+            prefetch = [lab.prefetch for lab in labellers]
             self.cross_fitting_ = "shared between outer folds"
         else:
             folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
-            keep = []
+            keep, prefetch = [], []
             self.cross_fitting_ = f"{len(folds)} inner folds"
         self.inner_groups_ = len(folds)
         specs = parse_bases(self.bases)
         with stages.stage(stages.INNER):
             return [
                 prediction_cache.out_of_fold(
-                    self._make_base(system, params), documents, folds, keep
+                    self._make_base(system, params), documents, folds, keep, prefetch
                 )
                 for _, system, params in specs
             ]

@@ -146,6 +146,7 @@ def fit_predict_many(
     *,
     context: FitContext | None = None,
     keep_model: bool = False,
+    prefetch: Sequence[Document] = (),
 ) -> list[Prediction]:
     """:func:`fit_predict` for several test sets of one model, given as ``(key or None,
     documents)``: the system is fitted once, and only if some test set is not cached (a
@@ -153,25 +154,21 @@ def fit_predict_many(
     counted in the first computed prediction, labelling in each.
 
     ``keep_model``: the fitted model will label other documents later in this process
-    (a shared cross-fitting's half model, :mod:`systems.cross_fitting`), so it is kept in
-    memory (:data:`_MODELS`) and taken from there instead of fitting it again; so are its
-    labels of each document (:data:`_LABELS`), since a system labels every document on
-    its own (the token interface), and the next set it labels shares most of its
-    documents with this one."""
+    (a block model of a shared cross-fitting, :mod:`systems.cross_fitting`), so it is kept
+    in memory (:data:`_MODELS`) and taken from there instead of fitting it again; so are
+    its labels of each document (:data:`_LABELS`), since a system labels every document on
+    its own (the token interface), and a model whose labels of every test document are
+    remembered is not needed at all.  ``prefetch``: documents such a model will be asked
+    to label later, labelled and remembered as soon as it is fitted."""
     keys = [key or prediction_key(system, train, test, context) for key, test in tests]
     out: list[Prediction | None] = [load(k, test) for k, (_, test) in zip(keys, tests, strict=True)]
-    fitted = False
-    model_key: str | None = None
+    model = _Model(system, train, context, keep_model and system.tags().requires_training)
     for i, (key, (_, test)) in enumerate(zip(keys, tests, strict=True)):
         if out[i] is not None:
             continue
         start = time.perf_counter()
         with stages.recording() as spent:
-            if not fitted and system.tags().requires_training:
-                system, model_key = _fitted_model(system, train, context, keep_model)
-            fitted = True
-            with stages.stage(stages.PREDICT):
-                labels, scores = _labelled(system, test, model_key)
+            labels, scores = model.labelled(test, prefetch)
             labels = [list(map(str, p)) for p in labels]
             check_predictions(test, labels, system.name)
             if scores is not None:
@@ -180,7 +177,7 @@ def fit_predict_many(
         result = Prediction(
             labels=labels,
             scores=scores,
-            info=system.fitted_info(),
+            info=model.info(),
             seconds=time.perf_counter() - start,
             stages=stages.rounded(spent),
         )
@@ -212,52 +209,80 @@ _LABELS: memo.Memo[tuple[str, str], tuple[list[str], np.ndarray | None]] = memo.
 )
 
 
-def _fitted_model(
-    system: System, train: Sequence[Document], context: FitContext | None, keep: bool
-) -> tuple[System, str | None]:
-    """``system`` fitted on ``train``, or the equal model kept from an earlier call; and
-    the key it is kept under (``None`` unless ``keep``)."""
-    key: tuple[str, str] | None = None
-    if keep and train:
-        from systems.features.base import FEATURE_SPACE  # models hold its feature ids
+class _Model:
+    """``system`` to be fitted on ``train`` when a label is first asked of it.  A kept
+    model (``keep``) is looked up in :data:`_MODELS` first, and labels each document once
+    (:data:`_LABELS`): documents whose labels are remembered need no model at all."""
 
-        key = (
-            prediction_key(system, train, [], context) + f"@{FEATURE_SPACE.generation}",
-            train[0].fingerprint,
-        )
-        kept = _MODELS.get(key)
+    def __init__(
+        self, system: System, train: Sequence[Document], context: FitContext | None, keep: bool
+    ) -> None:
+        self.system, self.train, self.context = system, train, context
+        self.fitted = not system.tags().requires_training
+        self.key: tuple[str, str] | None = None
+        if keep and train:
+            from systems.features.base import FEATURE_SPACE  # models hold its feature ids
+
+            self.key = (
+                prediction_key(system, train, [], context) + f"@{FEATURE_SPACE.generation}",
+                train[0].fingerprint,
+            )
+
+    def _fit(self) -> System:
+        if self.fitted:
+            return self.system
+        kept = _MODELS.get(self.key) if self.key is not None else None
         if kept is not None:
-            return kept, key[0]
-    with stages.stage(stages.FIT):
-        fit_with_context(system, train, context)
-    if key is None:
-        return system, None
-    _MODELS.put(key, system)
-    return system, key[0]
+            self.system = kept
+        else:
+            with stages.stage(stages.FIT):
+                fit_with_context(self.system, self.train, self.context)
+            if self.key is not None:
+                _MODELS.put(self.key, self.system)
+        self.fitted = True
+        return self.system
 
+    def info(self) -> dict[str, Any]:
+        """The fitted model's :meth:`~systems.base.System.fitted_info` (empty when every
+        label came from memory and no model was needed)."""
+        return self.system.fitted_info() if self.fitted else {}
 
-def _labelled(
-    system: System, test: Sequence[Document], model_key: str | None
-) -> tuple[list[list[str]], list[np.ndarray] | None]:
-    """``system.predict_scored(test)``; for a kept model, each document labelled once."""
-    if model_key is None:
-        return system.predict_scored(test)
-    known = [_LABELS.get((model_key, d.fingerprint)) for d in test]
-    todo = [d for d, hit in zip(test, known, strict=True) if hit is None]
-    if todo:
-        labels, scores = system.predict_scored(todo)
-        fresh = iter(
-            zip(labels, scores if scores is not None else [None] * len(todo), strict=True)
+    def labelled(
+        self, test: Sequence[Document], prefetch: Sequence[Document] = ()
+    ) -> tuple[list[list[str]], list[np.ndarray] | None]:
+        """``predict_scored(test)``; for a kept model, each document labelled once, and
+        ``prefetch`` labelled with the first documents that need the model."""
+        if self.key is None:
+            system = self._fit()
+            with stages.stage(stages.PREDICT):
+                return system.predict_scored(test)
+        model_key = self.key[0]
+        known = [_LABELS.get((model_key, d.fingerprint)) for d in test]
+        todo = [d for d, hit in zip(test, known, strict=True) if hit is None]
+        if todo:
+            have = {d.fingerprint for d in todo}
+            todo += [
+                d
+                for d in prefetch
+                if d.fingerprint not in have and (model_key, d.fingerprint) not in _LABELS
+            ]
+            system = self._fit()
+            with stages.stage(stages.PREDICT):
+                labels, scores = system.predict_scored(todo)
+            fresh = {
+                d.fingerprint: _LABELS.put((model_key, d.fingerprint), (list(lab), score))
+                for d, lab, score in zip(
+                    todo, labels, scores if scores is not None else [None] * len(todo), strict=True
+                )
+            }
+            known = [
+                hit if hit is not None else fresh[d.fingerprint]
+                for d, hit in zip(test, known, strict=True)
+            ]
+        scored = [score for _, score in known]
+        return [lab for lab, _ in known], (
+            None if any(score is None for score in scored) else scored  # type: ignore[misc]
         )
-        for j, d in enumerate(test):
-            if known[j] is None:
-                lab, score = next(fresh)
-                known[j] = _LABELS.put((model_key, d.fingerprint), (list(lab), score))
-    got = [hit for hit in known if hit is not None]
-    scored = [score for _, score in got]
-    return [lab for lab, _ in got], (
-        None if any(score is None for score in scored) else scored  # type: ignore[misc]
-    )
 
 
 def out_of_fold(
@@ -265,6 +290,7 @@ def out_of_fold(
     documents: Sequence[Document],
     folds: Sequence[tuple[Sequence[int], Sequence[int]]],
     keep_models: Sequence[bool] = (),
+    prefetch: Sequence[Sequence[int]] = (),
 ) -> Prediction:
     """Every document labelled (and scored, where the system scores tokens) by a clone of
     ``system`` fitted on the folds that leave it out: the decisions a stacked system learns
@@ -272,8 +298,8 @@ def out_of_fold(
     never saw.  ``folds`` are (train, test) index pairs whose test parts partition
     ``documents`` (:func:`corpora.folds.document_kfold`, or the labellers of
     :func:`systems.cross_fitting.shared_plan`, whose ``keep_models`` say which fitted
-    models to keep in memory); a rule system is simply applied.  Results come in document
-    order."""
+    models to keep in memory and ``prefetch`` what else each will label later); a rule
+    system is simply applied.  Results come in document order."""
     if not system.tags().requires_training:
         return fit_predict(system, [], documents)
     labels: list[list[str]] = [[] for _ in documents]
@@ -284,6 +310,7 @@ def out_of_fold(
             [documents[i] for i in train],
             [(None, [documents[i] for i in test])],
             keep_model=bool(keep_models[n]) if n < len(keep_models) else False,
+            prefetch=[documents[i] for i in prefetch[n]] if n < len(prefetch) else (),
         )[0]
         for j, i in enumerate(test):
             labels[i] = got.labels[j]
