@@ -181,8 +181,11 @@ def shared_plan(
     left_out = [f for f, fold in enumerate(context.outer_folds) if absent == set(fold)]
     if len(left_out) != 1 or not absent:
         return None
+    size = block_size(n_outer, inner_folds)
+    if size < 2:  # no block of two folds leaves as many notes as the per-fold inner models
+        return None
     outer = left_out[0]
-    design = blocks(n_outer, block_size(n_outer, inner_folds))
+    design = blocks(n_outer, size)
     extra = [g not in fold_of for g in groups]
     in_fold = [fold_of[g] if g in fold_of else _dealt(g, seed, n_outer) for g in groups]
     plan = []

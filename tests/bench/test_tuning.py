@@ -318,3 +318,66 @@ def test_a_system_can_have_its_own_augmentation_in_the_run(toy_systems) -> None:
             ["toy-capitals"],
             RunConfig(system_params={"toy-capitals": {"augment": "unseen"}}),
         )
+
+
+class BlockRecorder(RecordingSystem):
+    """Records each fit and what each fitted model labels, by the documents it was fitted
+    on (a kept model labels again later, after other fits)."""
+
+    name = "toy-block-recorder"
+    FITS: ClassVar[list[tuple[int, frozenset[str]]]] = []
+    LABELLED: ClassVar[dict[tuple[int, frozenset[str]], set[str]]] = {}
+
+    def fit(self, documents):
+        self.fitted_on_ = frozenset(d.id for d in documents)
+        self.FITS.append((self.min_count, self.fitted_on_))
+        return super().fit(documents)
+
+    def score_tokens(self, documents):
+        key = (self.min_count, self.fitted_on_)
+        self.LABELLED.setdefault(key, set()).update(d.id for d in documents)
+        return super().score_tokens(documents)
+
+
+def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
+    toy_systems,
+) -> None:
+    """Under cross-validation every candidate's inner models are the block models of
+    :mod:`systems.cross_fitting`: each fitted once for the whole run whatever the number
+    of outer folds it serves, none trained on a note it labels or on the test notes of an
+    outer fold whose selection reads it."""
+    from systems.base import register, unregister
+
+    BlockRecorder.FITS.clear()
+    BlockRecorder.LABELLED.clear()
+    corpus = make_corpus(36, notes_per_patient=2)
+    config = RunConfig(
+        systems=["toy-block-recorder"],
+        corpora=["toy"],
+        folds=6,
+        show_progress=False,
+        n_resamples=0,
+        n_shuffles=50,
+        tune=True,
+    )
+    register(BlockRecorder)
+    try:
+        result = run(config, {"toy": corpus})
+    finally:
+        unregister(BlockRecorder.name)
+    assert not result.failures
+    patient = {d.id: d.metadata["patient"] for d in corpus.documents}
+    tests = [{corpus.documents[i].id for i in s.test} for s in result.splits["toy"]]
+    trainings = [set(patient) - t for t in tests]
+    inner = [(c, f) for c, f in BlockRecorder.FITS if set(f) not in trainings]
+    assert len(BlockRecorder.FITS) - len(inner) == 6  # the chosen candidates, refitted
+    # two candidates, six blocks: each candidate's block model fitted once (the run
+    # keeps it), where each outer fold's own inner folds would have cost 6 x 2 x 2 fits
+    assert len(inner) == len(set(inner)) == 2 * 6
+    assert len({f for _, f in inner}) == 6
+    for key in inner:
+        fitted_on, labelled = key[1], BlockRecorder.LABELLED[key]
+        assert {patient[i] for i in fitted_on}.isdisjoint(patient[i] for i in labelled)
+        assert len([t for t in tests if t.isdisjoint(fitted_on)]) == 3  # three outer folds
+    for o in result.outcomes:
+        assert o.info["inner_scheme"] == "shared between outer folds"
