@@ -1134,23 +1134,45 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+#: How a fit records inner models shared between outer folds (systems.cross_fitting).
+SHARED_SCHEME = "shared between outer folds"
+
+
 def _inner_folds(info: Mapping[str, Any]) -> str:
     """The inner folds tuning used, as the tuned cells recorded them (the option's value
-    only where no cell was tuned in this run, e.g. every cell read from the cache)."""
-    used = sorted(
-        {
-            int(c["fitted"]["inner_folds"])
-            for c in info.get("cells", [])
-            if isinstance(c.get("fitted"), Mapping) and "inner_folds" in c["fitted"]
-        }
-    )
+    only where no cell was tuned in this run, e.g. every cell read from the cache).  Cells
+    whose inner models were the block models shared between outer folds recorded how many
+    blocks labelled their training notes: those are said as such, not as inner folds."""
+    fitted = [
+        c["fitted"]
+        for c in info.get("cells", [])
+        if isinstance(c.get("fitted"), Mapping) and "inner_folds" in c["fitted"]
+    ]
+    shared = sorted({int(f["inner_folds"]) for f in fitted if _scheme(f) == SHARED_SCHEME})
+    used = sorted({int(f["inner_folds"]) for f in fitted if _scheme(f) != SHARED_SCHEME})
     asked = info.get("inner_folds") or DEFAULT_INNER_FOLDS
-    if not used:
+    if not used and not shared:
         return f"{asked} inner folds"
-    text = " or ".join(str(n) for n in used) + " inner folds"
-    if 0 in used:
-        text += " (0: one candidate and no threshold, nothing to select)"
-    return text
+    parts = []
+    if used:
+        text = " or ".join(str(n) for n in used) + " inner folds"
+        if 0 in used:
+            text += " (0: one candidate and no threshold, nothing to select)"
+        parts.append(text)
+    if shared:
+        parts.append(
+            "inner models shared between the outer folds: "
+            + " or ".join(str(n) for n in shared)
+            + " block models per outer fold, each learning from at least as many notes "
+            f"as a model of {asked} inner folds (`systems/cross_fitting.py`)"
+        )
+    return "; ".join(parts)
+
+
+def _scheme(fitted: Mapping[str, Any]) -> str:
+    """How a cell's inner models were made: a tuned cell's ``inner_scheme``, else a
+    stacked system's ``cross_fitting``."""
+    return str(fitted.get("inner_scheme") or fitted.get("cross_fitting") or "")
 
 
 def _overlap_line(overlap: Mapping[str, Any]) -> str:

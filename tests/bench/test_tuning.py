@@ -381,3 +381,7 @@ def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
         assert len([t for t in tests if t.isdisjoint(fitted_on)]) == 3  # three outer folds
     for o in result.outcomes:
         assert o.info["inner_scheme"] == "shared between outer folds"
+    # the report says block models, not "inner folds" for the number of blocks
+    text = render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
+    assert "inner models shared between the outer folds: 3 block models per outer fold" in text
+    assert "3 inner folds" not in text
