@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 
 #: Fewest outer folds that can be shared: three, each pair a block of its own.
 MIN_OUTER_FOLDS = 3
+#: How a fit records that its inner models were shared between outer folds (``multi``'s
+#: ``cross_fitting``, a tuned system's ``inner_scheme``; the report reads it).
+SHARED = "shared between outer folds"
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,18 @@ class Labeller:
     test: tuple[int, ...]
     keep_model: bool = False
     prefetch: tuple[int, ...] = ()
+
+
+def unzip(
+    plan: Sequence[Labeller],
+) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], list[bool], list[tuple[int, ...]]]:
+    """A plan as :func:`systems.prediction_cache.out_of_fold` takes it: the (train, test)
+    folds, which models to keep, and what each labels for later."""
+    return (
+        [(lab.train, lab.test) for lab in plan],
+        [lab.keep_model for lab in plan],
+        [lab.prefetch for lab in plan],
+    )
 
 
 def block_size(outer_folds: int, inner_folds: int) -> int:
@@ -188,12 +203,13 @@ def shared_plan(
     design = blocks(n_outer, size)
     extra = [g not in fold_of for g in groups]
     in_fold = [fold_of[g] if g in fold_of else _dealt(g, seed, n_outer) for g in groups]
+    labelled_by = [labelling_block(design, outer, f) for f in range(n_outer)]
     plan = []
     for b, block in enumerate(design):
         if outer not in block:
             continue
         train = tuple(i for i, f in enumerate(in_fold) if f not in block)
-        test = tuple(i for i, f in enumerate(in_fold) if labelling_block(design, outer, f) == b)
+        test = tuple(i for i, f in enumerate(in_fold) if labelled_by[f] == b)
         if not test:
             continue
         if not train:
@@ -212,15 +228,16 @@ def _later(
 ) -> tuple[int, ...]:
     """The documents present here that the other outer folds of block ``b`` label with
     its model: those of a fold ``f`` of the block that is a training fold of such an
-    outer fold and labelled there by block ``b``."""
-    now = set(test)
+    outer fold and labelled there by block ``b`` (an extra-training document is in every
+    training fold, its own included)."""
     others = [o for o in design[b] if o != outer]
+    own = {f for f in design[b] if any(labelling_block(design, o, f) == b for o in others)}
+    other = {
+        f for f in design[b] if any(labelling_block(design, o, f) == b for o in others if o != f)
+    }
+    now = set(test)
     return tuple(
-        i
-        for i, f in enumerate(in_fold)
-        if i not in now
-        and f in design[b]
-        and any(labelling_block(design, o, f) == b for o in others if o != f or extra[i])
+        i for i, f in enumerate(in_fold) if i not in now and f in (own if extra[i] else other)
     )
 
 

@@ -106,15 +106,12 @@ def jackknife_labels(
     test fold, whose labels would otherwise reach the second stage through its features.
     Elsewhere the folds are :func:`out_of_fold_labels`' own, with the same models."""
     from systems import prediction_cache
-    from systems.cross_fitting import shared_plan
+    from systems.cross_fitting import shared_plan, unzip
 
     documents = list(documents)
     labellers = shared_plan(documents, context, group_by, seed, n_folds)
     if labellers is not None:
-        folds = [(lab.train, lab.test) for lab in labellers]
-        keep = [lab.keep_model for lab in labellers]
-        prefetch = [lab.prefetch for lab in labellers]
-        return prediction_cache.out_of_fold(first_stage, documents, folds, keep, prefetch).labels
+        return prediction_cache.out_of_fold(first_stage, documents, *unzip(labellers)).labels
     k = max_folds(documents, n_folds, group_by)
     if k < 2:  # nothing to hold out: labelled in-sample (documented optimism)
         return prediction_cache.fit_predict(first_stage, documents, documents).labels

@@ -60,7 +60,7 @@ from systems.base import (
     register_preset,
     split_by_document,
 )
-from systems.cross_fitting import shared_plan
+from systems.cross_fitting import SHARED, shared_plan, unzip
 from systems.distinct_rows import balanced_weights, collapse_rows
 from systems.features.base import FEATURE_SPACE
 from systems.features.statdeid import ALL_FEATURES, build
@@ -169,8 +169,8 @@ class MultiDeidentifier(System):
         bases' own fits instead of 2.28x in the default run; its F does not differ from
         per-fold cross-fitting's (99.468 vs 99.470 on ``authentic``, p = 0.93; 99.448 vs
         99.423 on ``unseen``, p = 0.23, approximate randomization over documents, side by
-        side; docs/speed.md).  ``"per-fold"``: each fit cross-fits its own training documents in
-        ``inner_folds`` folds, as without cross-validation.
+        side; docs/speed.md).  ``"per-fold"``: each fit cross-fits its own training
+        documents in ``inner_folds`` folds, as without cross-validation.
     dictionaries, seed:
         Passed to the bases that take them; seed of the inner folds and the meta SVM.
     stack_on:
@@ -348,16 +348,13 @@ class MultiDeidentifier(System):
         (:mod:`systems.cross_fitting`), else ``inner_folds`` folds of these documents."""
         labellers = None
         if self.cross_fitting == "shared":
-            labellers = shared_plan(
-                documents, context, self.group_by, self.seed, self.inner_folds
-            )
+            labellers = shared_plan(documents, context, self.group_by, self.seed, self.inner_folds)
+        folds: list[tuple[Sequence[int], Sequence[int]]]
         if labellers is not None:
-            folds = [(lab.train, lab.test) for lab in labellers]
-            keep = [lab.keep_model for lab in labellers]
-            prefetch = [lab.prefetch for lab in labellers]
-            self.cross_fitting_ = "shared between outer folds"
+            folds, keep, prefetch = unzip(labellers)
+            self.cross_fitting_ = SHARED
         else:
-            folds = document_kfold(documents, self.inner_folds, self.seed, self.group_by)
+            folds = list(document_kfold(documents, self.inner_folds, self.seed, self.group_by))
             keep, prefetch = [], []
             self.cross_fitting_ = f"{len(folds)} inner folds"
         self.inner_groups_ = len(folds)

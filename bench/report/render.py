@@ -51,6 +51,7 @@ from bench.score.generalization import variant_section
 from bench.training.augment import describe_augment
 from corpora.model import LABELS, OUTSIDE, printable
 from infra import cache
+from systems.cross_fitting import SHARED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -1134,10 +1135,6 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-#: How a fit records inner models shared between outer folds (systems.cross_fitting).
-SHARED_SCHEME = "shared between outer folds"
-
-
 def _inner_folds(info: Mapping[str, Any]) -> str:
     """The inner folds tuning used, as the tuned cells recorded them (the option's value
     only where no cell was tuned in this run, e.g. every cell read from the cache).  Cells
@@ -1148,8 +1145,8 @@ def _inner_folds(info: Mapping[str, Any]) -> str:
         for c in info.get("cells", [])
         if isinstance(c.get("fitted"), Mapping) and "inner_folds" in c["fitted"]
     ]
-    shared = sorted({int(f["inner_folds"]) for f in fitted if _scheme(f) == SHARED_SCHEME})
-    used = sorted({int(f["inner_folds"]) for f in fitted if _scheme(f) != SHARED_SCHEME})
+    shared = sorted({int(f["inner_folds"]) for f in fitted if _scheme(f) == SHARED})
+    used = sorted({int(f["inner_folds"]) for f in fitted if _scheme(f) != SHARED})
     asked = info.get("inner_folds") or DEFAULT_INNER_FOLDS
     if not used and not shared:
         return f"{asked} inner folds"

@@ -75,7 +75,7 @@ from corpora.variants import DOCUMENT_VARIANTS
 from infra import stages
 from systems import prediction_cache
 from systems.base import FitContext, System, Tags, Wrapper, fit_with_context, model_selection
-from systems.cross_fitting import shared_plan
+from systems.cross_fitting import SHARED, shared_plan
 
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
@@ -222,12 +222,14 @@ class Tuned(Wrapper):
         start = time.perf_counter()
         grid = candidates(self.system.search_space()) or [{}]
         scored = self.system.tags().scores_tokens and accepts(self.system, THRESHOLD)
-        folds, self.prefetch_ = self._inner_folds(documents, context)
+        folds, prefetch = self._inner_folds(documents, context)
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose
         with stages.stage(stages.INNER), model_selection():
             trials = (
-                self._select(grid, documents, folds, objective, scored, context) if folds else []
+                self._select(grid, documents, folds, objective, scored, context, prefetch)
+                if folds
+                else []
             )
         chosen = dict(grid[0])
         best: Point | None = None
@@ -271,7 +273,7 @@ class Tuned(Wrapper):
         ``inner_folds`` folds of these documents."""
         plan = shared_plan(documents, context, self.group_by, self.seed, self.inner_folds)
         if plan is not None:
-            self.inner_scheme_ = "shared between outer folds"
+            self.inner_scheme_ = SHARED
             return [(list(p.train), list(p.test)) for p in plan], [p.prefetch for p in plan]
         self.inner_scheme_ = f"{self.inner_folds} inner folds"
         # fewer documents (or groups) than inner folds is an error, never "nothing selected"
@@ -287,8 +289,10 @@ class Tuned(Wrapper):
         objective: Objective,
         scored: bool,
         context: FitContext | None = None,
+        prefetch: Sequence[Sequence[int]] = (),
     ) -> list[tuple[dict[str, Any], Point]]:
-        """The finalists with their objective over every inner fold, by successive halving.
+        """The finalists with their objective over every inner fold, by successive halving
+        (``prefetch``: per fold, what a shared block model labels for other outer folds).
 
         Every candidate is first fitted on the first inner fold only and judged on its
         held-out part; the best :data:`FINALISTS` then get the remaining folds, and the
@@ -313,7 +317,7 @@ class Tuned(Wrapper):
 
         def judged(candidate: int, fold: int) -> list[Judged]:
             if (candidate, fold) not in done:
-                later = self.prefetch_[fold] if fold < len(self.prefetch_) else None
+                later = prefetch[fold] if fold < len(prefetch) else None
                 done[candidate, fold] = self._fold(grid[candidate], documents, folds[fold], later)
             return done[candidate, fold]
 
