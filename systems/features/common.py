@@ -128,11 +128,27 @@ _SHAPE_SUBS = ((re.compile(r"[A-Z]"), "X"), (re.compile(r"[a-z]"), "x"), (re.com
 _COLLAPSE = re.compile(r"(.)\1+")
 
 
+def _char_shape(c: str) -> str:
+    if c.isupper():
+        return "X"
+    if c.islower():
+        return "x"
+    return "d" if c.isdecimal() else c
+
+
 def word_shape(word: str, collapse: bool = True) -> str:
-    """``Smith`` -> ``Xx``, ``07/22`` -> ``d/d`` (collapsed) -- Stanford-style shapes."""
-    shape = word
-    for pattern, repl in _SHAPE_SUBS:
-        shape = pattern.sub(repl, shape)
+    """``Smith`` -> ``Xx``, ``07/22`` -> ``d/d`` (collapsed) -- Stanford-style shapes.
+
+    Letters are classed by their Unicode case, as Stanford's shape functions do (Java's
+    ``Character.isUpperCase``), so "Östman" and "ŠEVČÍKOVÁ" have the shapes of "Smith" and
+    "SMITH" rather than shapes no training note had.  ASCII words take the regular
+    expressions' path, which gives the same shapes faster."""
+    if word.isascii():
+        shape = word
+        for pattern, repl in _SHAPE_SUBS:
+            shape = pattern.sub(repl, shape)
+    else:
+        shape = "".join(map(_char_shape, word))
     return _COLLAPSE.sub(r"\1", shape) if collapse else shape
 
 

@@ -40,20 +40,22 @@ if TYPE_CHECKING:
     from corpora.model import Document
 
 #: Table 2.1 rows not covered by ``Orthography``: name -> pattern (matched with ``search``,
-#: so anchored patterns carry their own ``^``/``$``).
+#: so anchored patterns carry their own ``^``/``$``).  A letter is any Unicode letter
+#: (``[^\W\d_]``), as the table's words say ("lower-case and capital letters"): on ASCII text
+#: these are the ``[A-Za-z]`` patterns, and "Jäkel" is alphabetic like "Jakel".
 TABLE_2_1: dict[str, str] = {
-    "alpha": r"^[A-Za-z]+$",  # a mix of lower-case and capital letters (letters only)
+    "alpha": r"^[^\W\d_]+$",  # a mix of lower-case and capital letters (letters only)
     "single_digit": r"^[0-9]$",
     "double_digit": r"^[0-9][0-9]$",
     "four_digits": r"[0-9]{4}",  # contains four consecutive digits
     "real_number": r"^[0-9]+\.[0-9]+$",
-    "alphanumeric": r"^[0-9A-Za-z]+$",
-    "punctuation": r"^[^A-Za-z0-9]+$",
+    "alphanumeric": r"^[^\W_]+$",
+    "punctuation": r"^[\W_]+$",
     "phone_7": r"^[0-9]{3}-[0-9]{4}$",  # xxx-xxxx
     "phone_10": r"^[0-9]{3}-[0-9]{3}-[0-9]{4}$",  # xxx-xxx-xxxx
     "five_digits": r"^[0-9]{5}$",
     "no_vowels": r"^[^AaEeIiOoUu]+$",
-    "dash_alnum": r"[A-Za-z0-9].*-.*[0-9]",  # dash-separated alpha-numeric sequences
+    "dash_alnum": r"[^\W_].*-.*[0-9]",  # dash-separated alpha-numeric sequences
     "date_separator": r"^[-/]$",
 }
 

@@ -35,6 +35,14 @@ def test_orthography_and_shape() -> None:
     assert common.word_shape("McDonald", collapse=False) == "XxXxxxxx"
 
 
+def test_shapes_class_letters_by_their_unicode_case() -> None:
+    # a name from another country has the shape of a name, not one no training note had
+    assert common.word_shape("Östman") == common.word_shape("Ostman") == "Xx"
+    assert common.word_shape("ŠEVČÍKOVÁ") == "X"
+    assert common.word_shape("Łódź-2", collapse=False) == "Xxxx-d"
+    assert common.word_shape("Ærø/ß") == "Xx/x"
+
+
 def test_char_ngrams_mark_boundaries() -> None:
     row = _row(common.CharNgrams(2, 3).extract(DOC), DOC, "Smith")
     assert {"ng=<s", "ng=th>", "ng=smi"} <= set(row)

@@ -38,6 +38,15 @@ def test_table_2_1_patterns_fire_on_their_examples() -> None:
     assert _regexes(",") == {"punctuation", "no_vowels"}
 
 
+def test_table_2_1_letters_are_any_unicode_letters() -> None:
+    doc = Document("u", "Jäkel , Łódź-12 , ŠEVČÍKOVÁ , Jakel")
+    rows = MistRegex().extract(doc)
+    got = {t.text: {k[3:] for k in rows[t.index]} for t in doc.tokens}
+    assert got["Jäkel"] == got["Jakel"] == got["ŠEVČÍKOVÁ"]
+    assert {"alpha", "alphanumeric"} <= got["Jäkel"]
+    assert "dash_alnum" in got["Łódź-12"] and "punctuation" not in got["Łódź-12"]
+
+
 def test_table_rows_already_in_orthography_are_not_written_twice() -> None:
     features = mist_features()
     assert isinstance(features[0], Orthography)
