@@ -98,7 +98,7 @@ def resample_count(text: str) -> int:
 
 
 def objective(text: str) -> str:
-    """``--objective``: f1, f2 or precision@recall=R
+    """``--objective``: f1, f2, precision@recall=R or recall@precision=P
     (:func:`bench.run.run_types.check_objective`)."""
     try:
         return check_objective(text)
@@ -279,7 +279,7 @@ def _tuning_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--objective",
         type=objective,
-        metavar="f1|f2|precision@recall=R",
+        metavar="f1|f2|precision@recall=R|recall@precision=P",
         default=DEFAULT_OBJECTIVE,
         help="what --tune maximizes (default f2: a missed PHI leaks, a false alarm only "
         "redacts a word)",

@@ -36,10 +36,13 @@ PLO_SUBSET = "people_locations_organizations"
 # approximate-randomization shuffles per test) are defined once, in bench.score.significance.
 #: Tuning objectives (``--objective``); F2 weighs recall twice: a missed PHI leaks, a false
 #: alarm only redacts a word.
-OBJECTIVES = ("f1", "f2", "precision@recall=0.95")
+OBJECTIVES = ("f1", "f2", "precision@recall=0.95", "recall@precision=0.9")
 DEFAULT_OBJECTIVE = "f2"
 #: ``precision@recall=R`` with any recall level R a hospital requires (0 < R < 1).
 RECALL_OBJECTIVE = "precision@recall="
+#: ``recall@precision=P``: the most recall at a precision floor P (0 < P < 1), for a user
+#: who can afford redacting one word in 1/P - 1 too many and wants every PHI it allows.
+PRECISION_OBJECTIVE = "recall@precision="
 #: Folds of ``--tune``'s inner cross-validation.  Two keep selection within about three
 #: times a run's cost; each inner model then learns from half the outer training notes,
 #: and scores PHI lower than the model refitted on all of them, so a threshold that
@@ -50,19 +53,22 @@ DEFAULT_INNER_FOLDS = 2
 
 def check_objective(name: str) -> str:
     """``name`` if it is an objective :mod:`bench.training.tuning` knows, else a ``ValueError``
-    naming them: one of :data:`OBJECTIVES`, or ``precision@recall=R`` for another level."""
+    naming them: one of :data:`OBJECTIVES`, ``precision@recall=R`` or ``recall@precision=P``
+    for another level."""
     if name in OBJECTIVES:
         return name
-    if name.startswith(RECALL_OBJECTIVE):
-        try:
-            level = float(name[len(RECALL_OBJECTIVE) :])
-        except ValueError:
-            level = float("nan")
-        if 0 < level < 1:
-            return name
+    for prefix in (RECALL_OBJECTIVE, PRECISION_OBJECTIVE):
+        if name.startswith(prefix):
+            try:
+                level = float(name[len(prefix) :])
+            except ValueError:
+                level = float("nan")
+            if 0 < level < 1:
+                return name
     raise ValueError(
-        f"unknown objective {name!r}: use {', '.join(OBJECTIVES[:2])} or "
-        f"{RECALL_OBJECTIVE}R with 0 < R < 1 (e.g. {OBJECTIVES[2]})"
+        f"unknown objective {name!r}: use {', '.join(OBJECTIVES[:2])}, "
+        f"{RECALL_OBJECTIVE}R with 0 < R < 1 (e.g. {OBJECTIVES[2]}) or "
+        f"{PRECISION_OBJECTIVE}P with 0 < P < 1 (e.g. {OBJECTIVES[3]})"
     )
 
 

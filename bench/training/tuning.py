@@ -38,7 +38,9 @@ Objectives (binary PHI vs non-PHI, token level, every token,
 :func:`bench.run.run_types.check_objective`): ``f2`` (the default: a missed PHI leaks, a false
 alarm only redacts a word), ``f1``, and ``precision@recall=R`` such as ``0.95`` (the best
 precision of any threshold reaching recall R, the requirement a hospital states;
-candidates that reach it rank above all that do not, which rank by recall).
+candidates that reach it rank above all that do not, which rank by recall), and
+``recall@precision=P`` the other way round (the most recall of any threshold keeping
+precision P; those that keep it rank above all that do not, which rank by precision).
 
 Cost.  Inner fits go through :mod:`systems.prediction_cache`, so a repeated run reads them;
 the SVMs' features are encoded once per process (:data:`systems.svm.FEATURE_SPACE`), so a
@@ -64,6 +66,7 @@ import numpy as np
 from bench.run.run_types import (
     DEFAULT_INNER_FOLDS,
     DEFAULT_OBJECTIVE,
+    PRECISION_OBJECTIVE,
     RECALL_OBJECTIVE,
     check_objective,
 )
@@ -90,12 +93,15 @@ class Objective:
     name: str
     beta: float | None = None
     recall_level: float | None = None
+    precision_level: float | None = None
 
     @classmethod
     def parse(cls, name: str) -> Objective:
         check_objective(name)
         if name.startswith(RECALL_OBJECTIVE):
             return cls(name, recall_level=float(name[len(RECALL_OBJECTIVE) :]))
+        if name.startswith(PRECISION_OBJECTIVE):
+            return cls(name, precision_level=float(name[len(PRECISION_OBJECTIVE) :]))
         return cls(name, beta=float(name[1:]))
 
     def _value(self, precision: np.ndarray, recall: np.ndarray, positives: int) -> np.ndarray:
@@ -103,6 +109,9 @@ class Objective:
             tp = recall * positives
             fp = np.divide(tp, precision, out=np.zeros_like(tp), where=precision > 0) - tp
             return np.asarray(fbeta_from_counts(tp, fp, positives - tp, self.beta))
+        if self.precision_level is not None:
+            # recall@precision=p: holding p ranks above not holding it (values 1 + R vs P)
+            return np.where(precision >= self.precision_level - 1e-12, 1.0 + recall, precision)
         # precision@recall=r: reaching r ranks above not reaching it (values 1 + P vs R)
         return np.where(recall >= self.recall_level - 1e-12, 1.0 + precision, recall)
 

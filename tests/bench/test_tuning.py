@@ -51,11 +51,27 @@ def test_precision_at_recall_ranks_reaching_the_level_first() -> None:
     assert reaching > missing
 
 
+def test_recall_at_precision_ranks_holding_the_floor_first() -> None:
+    objective = Objective.parse("recall@precision=0.9")
+    # above 6.5: P 1, R 0.75 holds the floor; above 4.5 (P 0.8, R 1) does not
+    best = objective.best_threshold(GOLD, SCORES)
+    assert best.threshold == pytest.approx(6.5) and best.value == pytest.approx(1.75)  # 1 + R
+    assert (best.precision, best.recall) == (pytest.approx(1.0), pytest.approx(0.75))
+    # a lower floor buys the last PHI at one false alarm
+    assert Objective.parse("recall@precision=0.8").best_threshold(GOLD, SCORES).recall == 1.0
+    # fixed decisions below the floor rank below any that hold it, by their precision
+    loose = objective.of_labels(GOLD, np.ones(10, bool)).value
+    tight = objective.of_labels(GOLD, np.array([1, 0, 0, 0, 0, 0, 0, 0, 0, 0], bool)).value
+    assert loose == pytest.approx(0.4) and tight == pytest.approx(1.25)
+
+
 def test_no_phi_means_no_threshold() -> None:
     none = Objective.parse("f2").best_threshold(np.zeros(4, bool), np.arange(4.0))
     assert none.threshold is None and none.value == 0.0
     with pytest.raises(ValueError, match="unknown objective"):
         Objective.parse("f3")
+    with pytest.raises(ValueError, match="0 < P < 1"):
+        Objective.parse("recall@precision=1")
 
 
 def test_grid_in_sorted_parameter_order_without_threshold() -> None:
