@@ -88,6 +88,12 @@ META_LEVEL = ("C", "stack_on", "meta_features", "bases")
 #: tokens they are cut in.
 SCORE_BINS = 12
 SCORE_TOP = 0.05
+#: Weight of the scoring bases' mean score (clipped to +-:data:`SCORE_CLIP`) added to the
+#: meta-SVM's PHI score (``stack_on="scores"``): small enough to reorder only tokens whose
+#: meta rows are identical or nearly so (at most 2 * 4e-4 apart), which it ranks by the
+#: bases' own scores instead of leaving them tied.
+TIE_BREAK = 1e-4
+SCORE_CLIP = 4.0
 #: Token features that carry to notes of another population: word shape, which
 #: dictionaries a word is in (or none), the section.
 POPULATION_FEATURES: tuple[str, ...] = ("shape", "dictionaries", "section")
@@ -177,7 +183,9 @@ class MultiDeidentifier(System):
         ``"decisions"``: the meta-SVM sees each base's label of the token and of its
         neighbours (Tafvizi's Multi).  ``"scores"``: also, for bases that score tokens, how
         high the score is (:data:`SCORE_BINS` thresholds cut at quantiles of the training
-        scores), so it can keep a rule system's recall where a learned base is unsure and
+        scores; tokens whose meta rows are alike are then ranked by the bases' scores,
+        :data:`TIE_BREAK`, so that a threshold for high recall does not cut a block of
+        tied tokens), so it can keep a rule system's recall where a learned base is unsure and
         the learned base's precision where the rules over-fire.
     meta_features:
         Names of feature classes of :data:`systems.features.statdeid.ALL_FEATURES` the
@@ -420,6 +428,7 @@ class MultiDeidentifier(System):
         labels_of = [t.label for d in documents for t in d.tokens]
         out: list[list[prediction_cache.Prediction]] = [[] for _ in candidates]
         made: dict[str, tuple[MultiDeidentifier, list[dict[str, float]]]] = {}
+        per_base_of: dict[str, list[prediction_cache.Prediction]] = {}
         for c, params in enumerate(candidates):
             probe = self.clone().set_params(**{k: v for k, v in params.items() if k != "C"})
             assert isinstance(probe, MultiDeidentifier)
@@ -428,6 +437,7 @@ class MultiDeidentifier(System):
                 per_base = probe._cross_fitted(documents, context)
                 probe.cuts_ = probe._score_cuts(per_base)
                 made[shape] = (probe, probe._meta_features(documents, per_base))
+                per_base_of[shape] = per_base
             probe, rows = made[shape]
             for train, held in folds:
                 meta = probe.clone().set_params(C=params.get("C", self.C))
@@ -440,6 +450,7 @@ class MultiDeidentifier(System):
                 labels, scores = meta._decide(
                     [r for i in held for r in rows[starts[i] : starts[i + 1]]],
                     [documents[i] for i in held],
+                    probe._tie_break(per_base_of[shape], held),
                 )
                 out[c].append(prediction_cache.Prediction(labels, scores))
         return out
@@ -516,17 +527,41 @@ class MultiDeidentifier(System):
         return rows
 
     # -- labelling -----------------------------------------------------------------------
+    def _tie_break(
+        self, per_base: Sequence[prediction_cache.Prediction], which: Sequence[int] | None = None
+    ) -> np.ndarray | None:
+        """Per token of the documents ``which`` (default all) of ``per_base``, the mean
+        clipped score of the bases that score tokens, times :data:`TIE_BREAK`
+        (``stack_on="scores"``; else ``None``)."""
+        cuts = getattr(self, "cuts_", {}) if self.stack_on == "scores" else {}
+        names = [n for n, _, _ in parse_bases(self.bases)]
+        scoring = [per_base[s] for s, name in enumerate(names) if name in cuts]
+        if not scoring:
+            return None
+        docs = range(len(scoring[0].labels)) if which is None else which
+        parts = [
+            np.mean([np.clip(got.scores[d], -SCORE_CLIP, SCORE_CLIP) for got in scoring], axis=0)
+            for d in docs
+        ]
+        flat = np.concatenate(parts) if parts else np.empty(0)
+        return TIE_BREAK * flat
+
     def _decide(
-        self, rows: list[dict[str, float]], documents: Sequence[Document]
+        self,
+        rows: list[dict[str, float]],
+        documents: Sequence[Document],
+        tie_break: np.ndarray | None = None,
     ) -> tuple[list[list[str]], list[np.ndarray]]:
-        """Labels and PHI scores (best PHI class minus ``O``) of the meta rows of
-        ``documents``."""
+        """Labels and PHI scores (best PHI class minus ``O``, plus ``tie_break``) of the
+        meta rows of ``documents``."""
         X = _int32(self.vectorizer_.transform(rows))
         if X.shape[0] == 0:
             score, cats = np.empty(0), np.empty(0, dtype=object)
         else:
             raw = self.classifier_.decision_function(X)
             score, cats = ovr_phi_scores(raw, self.classifier_.classes_)
+            if tie_break is not None:
+                score = score + tie_break
         flat = np.where(score > self.threshold, cats, OUTSIDE)
         labels = [list(map(str, part)) for part in split_by_document(flat, documents)]
         return labels, split_by_document(score, documents)
@@ -536,7 +571,9 @@ class MultiDeidentifier(System):
     ) -> tuple[list[list[str]], list[np.ndarray]]:
         per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
         start = time.perf_counter()
-        out = self._decide(self._meta_features(documents, per_base), documents)
+        out = self._decide(
+            self._meta_features(documents, per_base), documents, self._tie_break(per_base)
+        )
         self.seconds_["meta"] += time.perf_counter() - start
         return out
 

@@ -10,6 +10,7 @@ import pytest
 
 from corpora.model import Document, Span
 from systems import multi as multi_module
+from systems import prediction_cache
 from systems.base import System, register, unregister
 from systems.multi import DEFAULT_BASES, MultiDeidentifier, parse_bases
 
@@ -415,6 +416,28 @@ class ScoredMemorizer(Memorizer):
         import numpy as np
 
         return [np.array([float(lab != "O") for lab in p]) for p in self.predict(documents)]
+
+
+def test_tokens_with_alike_meta_rows_are_ranked_by_the_bases_scores(toys) -> None:
+    import numpy as np
+
+    from systems.multi import SCORE_CLIP, TIE_BREAK
+
+    doc = Document("s", "alpha beta gamma delta")
+    got = prediction_cache.Prediction([["O"] * 4], [np.array([0.5, 1.5, 99.0, -99.0], np.float32)])
+    multi = MultiDeidentifier(bases="test-caps", stack_on="scores")
+    multi.cuts_ = {"test-caps": np.array([1000.0])}  # every token below the cut: alike rows
+    rows = multi._meta_features([doc], [got])
+    assert all(r == rows[0] for r in rows)
+    tie = multi._tie_break([got])
+    assert tie is not None
+    expected = TIE_BREAK * np.array([0.5, 1.5, SCORE_CLIP, -SCORE_CLIP])
+    np.testing.assert_allclose(tie, expected, rtol=1e-6)
+    assert list(np.argsort(-tie)) == [2, 1, 0, 3]
+    assert np.ptp(tie) < 1e-3  # never enough to reorder rows the meta-SVM tells apart
+    assert multi._tie_break([got], which=[]).shape == (0,)
+    # a stack on decisions, or of bases without scores, is left as the SVM ranks it
+    assert MultiDeidentifier(bases="test-caps")._tie_break([got]) is None
 
 
 def test_stacking_on_scores_and_token_features(toys) -> None:
