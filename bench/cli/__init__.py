@@ -27,9 +27,12 @@ the order ``--help`` shows them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 
 from bench.cli import (
     analysis,
@@ -97,11 +100,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     args._argv = ["python", "-m", "bench", *argv] if given or argv != raw else None
     try:
-        return _dispatch(args)
+        with _terminate_as_interrupt():
+            return _dispatch(args)
     finally:
         lock = getattr(args, "_out_lock", None)
         if lock is not None:
             lock.release()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM (``kill``, a job scheduler's time limit) stops it as
+    Ctrl-C does: the parallel backend stops its worker processes, which would otherwise
+    go on computing cells nobody will read, and the lock and the result files are left as
+    an interrupted run leaves them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

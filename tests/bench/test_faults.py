@@ -19,6 +19,7 @@ from infra import cache
 from systems.base import register, unregister
 from tests.bench import fault_toys
 from tests.bench.toy import make_corpus
+from tests.conftest import requires_nltk
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--folds", "2", "--quiet", "--resamples", "20", "--shuffles", "20"]
@@ -265,3 +266,62 @@ def test_dask_task_that_kills_its_workers_is_lost_and_the_others_finish(
         )
     assert got[0] == 4 and got[2] == 9
     assert got[1].startswith("lost -1: the dask workers running it died")
+
+
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@requires_nltk
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_sigterm_stops_the_run_and_its_worker_processes(tmp_path: Path) -> None:
+    """``kill`` (SIGTERM) ends a run as Ctrl-C does: its worker processes stop with it
+    instead of computing, orphaned, the cells of a run that is gone."""
+    import signal
+    import time
+
+    env = {**os.environ, "DEID_BENCH_CACHE": str(tmp_path / "cache"), "MPLBACKEND": "Agg"}
+    out = tmp_path / "r"
+    argv = ["run", "--systems", "snow", "--corpora", "authentic", "--jobs", "2", "--quiet"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", *argv, "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: list[int] = []
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None and len(workers) < 2:
+        workers = _children(proc.pid)
+        time.sleep(0.2)
+    assert len(workers) >= 2, "the run never started its worker processes"
+    time.sleep(1.0)  # the workers are computing cells now
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.startswith("interrupted: no result file was left half-written")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(map(_alive, workers)):
+        time.sleep(0.2)
+    assert not any(map(_alive, workers))
+    assert not (out / "results.csv").exists()
