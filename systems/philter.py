@@ -96,7 +96,9 @@ class Philter(ExternalSystem):
         "philter-lite (the maintained fork of philter-ucsf, which does not install on "
         "Python 3.11), its shipped filters"
     )
-    relative_cost = 40.0  # about 700 tokens/s; scheduling only
+    # about 700 tokens/s (1.4e-3 s per token, BASE_SECONDS_PER_TOKEN = 1.3e-4); scheduling
+    # and the progress estimate only
+    relative_cost = 11.0
     type_labels: ClassVar[Mapping[str, str]] = {"OTHER": "PHI", "Name": "PATIENT"}
 
     def __init__(

@@ -234,10 +234,11 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
         for i, group in zip(job, groups, strict=True):
             nested[i] = group
     outcomes = [o for group in nested for o in group]
-    schedule.remember_timings(
+    twins = {c.key for t in tasks for twin in t.twins for c in twin.cells}
+    schedule.remember_timings(  # a cell's rate, not its twins' (they cost a labelling)
         (_timing_key(plan.systems[o.system]), o.seconds, o.n_tokens)
         for o in outcomes
-        if o.ok and not o.cached
+        if o.ok and not o.cached and o.key not in twins
     )
     return outcomes
 
@@ -269,11 +270,15 @@ def _timing_key(spec: SystemSpec) -> str:
 
 
 def _cell_costs(task: Task, timings: Mapping[str, float]) -> list[tuple[Cell, float]]:
-    """Estimated seconds of each cell of a task: its test tokens x seconds per token."""
+    """Estimated seconds of each cell of a task: its test tokens x seconds per token; a
+    twin of a trained system's cell (its model labelling a test variant) costs the
+    labelling only (:data:`schedule.TWIN_SHARE` of a cell)."""
     spec = task.spec
     per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
     factor = per_token * (1 + 2 * len(spec.wrappers))
-    return [(c, c.n_tokens * factor) for c in task.all_cells()]
+    twin = factor * (schedule.TWIN_SHARE if spec.cls.requires_training else 1.0)
+    twins = {c.key for t in task.twins for c in t.cells}
+    return [(c, c.n_tokens * (twin if c.key in twins else factor)) for c in task.all_cells()]
 
 
 def _task_cost(task: Task, timings: Mapping[str, float]) -> float:

@@ -7,6 +7,8 @@ import io
 import os
 import time
 
+import pytest
+
 from bench.run.progress import ENV_PROGRESS, RunProgress, mark_finished
 
 
@@ -33,6 +35,18 @@ def test_time_left_follows_the_pace_of_the_run() -> None:
     assert report.left(15.0) == 5.0
     report.add_done(["a", "unknown"])
     assert report.left(50.0) == 150.0  # a quarter of the cost took 50 s: 150 s to go
+
+
+def test_an_early_pace_is_weighed_against_the_estimate() -> None:
+    # 1 of 100 cost units done after 60 s: the pace alone would say 99 min; the estimate
+    # over the workers says 50 - 1 = 49 min; 4 % of the trust-point 25 % goes to the pace
+    costs = {str(i): 60.0 for i in range(100)}
+    report = RunProgress(costs, cached=0, workers=2, enabled=False)
+    report.add_done(["0"])
+    pace, estimate = 60.0 * 99, 50 * 60.0 - 60.0
+    assert report.left(60.0) == pytest.approx(0.04 * pace + 0.96 * estimate)
+    report.add_done([str(i) for i in range(25)])  # a quarter done: the pace alone
+    assert report.left(600.0) == pytest.approx(600.0 * 3)
 
 
 def test_short_runs_and_quiet_runs_print_nothing() -> None:

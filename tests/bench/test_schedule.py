@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from bench.run import cells, schedule
 from bench.run.runner import RunConfig, run
@@ -99,3 +100,20 @@ def test_fully_cached_tasks_are_read_without_workers(toy_systems, monkeypatch) -
     second = run(config, {"toy": corpus})
     assert dispatched == [] and all(o.cached for o in second.outcomes)
     pd.testing.assert_frame_equal(first.results, second.results)
+
+
+def test_a_twin_of_a_trained_cell_costs_a_labelling() -> None:
+    """A fold's model also labelling a test variant (a twin cell) does not fit again: it
+    costs a share of its cell for a trained system, all of it for a rule system."""
+    from types import SimpleNamespace as NS
+
+    def task(cls: type) -> NS:
+        spec = NS(cls=cls, wrappers=(), name=cls.name, params={})
+        main, twin = NS(key="main", n_tokens=1000), NS(key="twin", n_tokens=1000)
+        return NS(spec=spec, twins=[NS(cells=[twin])], all_cells=lambda: [main, twin])
+
+    by_key = {c.key: cost for c, cost in cells._cell_costs(task(MemorySystem), {})}
+    assert by_key["main"] > 0
+    assert by_key["twin"] == pytest.approx(schedule.TWIN_SHARE * by_key["main"])
+    rules = {c.key: cost for c, cost in cells._cell_costs(task(CapitalizedSystem), {})}
+    assert rules["twin"] == rules["main"] > 0
