@@ -89,8 +89,8 @@ META_LEVEL = ("C", "stack_on", "meta_features", "bases")
 SCORE_BINS = 12
 SCORE_TOP = 0.05
 #: Weight of the scoring bases' mean score (clipped to +-:data:`SCORE_CLIP`) added to the
-#: meta-SVM's PHI score (``stack_on="scores"``): small enough to reorder only tokens whose
-#: meta rows are identical or nearly so (at most 2 * 4e-4 apart), which it ranks by the
+#: meta-SVM's PHI score (``stack_on="scores"``): it moves a token by at most 4e-4, so it
+#: reorders only tokens whose meta scores are equal or within 8e-4, which it ranks by the
 #: bases' own scores instead of leaving them tied.
 TIE_BREAK = 1e-4
 SCORE_CLIP = 4.0
@@ -185,8 +185,8 @@ class MultiDeidentifier(System):
         high the score is (:data:`SCORE_BINS` thresholds cut at quantiles of the training
         scores; tokens whose meta rows are alike are then ranked by the bases' scores,
         :data:`TIE_BREAK`, so that a threshold for high recall does not cut a block of
-        tied tokens), so it can keep a rule system's recall where a learned base is unsure and
-        the learned base's precision where the rules over-fire.
+        tied tokens), so it can keep a rule system's recall where a learned base is unsure
+        and the learned base's precision where the rules over-fire.
     meta_features:
         Names of feature classes of :data:`systems.features.statdeid.ALL_FEATURES` the
         meta-SVM also sees for each token: :data:`POPULATION_FEATURES` are those that carry
@@ -427,8 +427,10 @@ class MultiDeidentifier(System):
         starts = np.cumsum([0] + [len(d.tokens) for d in documents])
         labels_of = [t.label for d in documents for t in d.tokens]
         out: list[list[prediction_cache.Prediction]] = [[] for _ in candidates]
-        made: dict[str, tuple[MultiDeidentifier, list[dict[str, float]]]] = {}
-        per_base_of: dict[str, list[prediction_cache.Prediction]] = {}
+        made: dict[
+            str,
+            tuple[MultiDeidentifier, list[dict[str, float]], list[prediction_cache.Prediction]],
+        ] = {}
         for c, params in enumerate(candidates):
             probe = self.clone().set_params(**{k: v for k, v in params.items() if k != "C"})
             assert isinstance(probe, MultiDeidentifier)
@@ -436,9 +438,8 @@ class MultiDeidentifier(System):
             if shape not in made:  # the rows depend on these, not on the cost
                 per_base = probe._cross_fitted(documents, context)
                 probe.cuts_ = probe._score_cuts(per_base)
-                made[shape] = (probe, probe._meta_features(documents, per_base))
-                per_base_of[shape] = per_base
-            probe, rows = made[shape]
+                made[shape] = (probe, probe._meta_features(documents, per_base), per_base)
+            probe, rows, per_base = made[shape]
             for train, held in folds:
                 meta = probe.clone().set_params(C=params.get("C", self.C))
                 assert isinstance(meta, MultiDeidentifier)
@@ -450,7 +451,7 @@ class MultiDeidentifier(System):
                 labels, scores = meta._decide(
                     [r for i in held for r in rows[starts[i] : starts[i + 1]]],
                     [documents[i] for i in held],
-                    probe._tie_break(per_base_of[shape], held),
+                    probe._tie_break(per_base, held),
                 )
                 out[c].append(prediction_cache.Prediction(labels, scores))
         return out

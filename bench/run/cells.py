@@ -234,7 +234,7 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
         for i, group in zip(job, groups, strict=True):
             nested[i] = group
     outcomes = [o for group in nested for o in group]
-    twins = {c.key for t in tasks for twin in t.twins for c in twin.cells}
+    twins = {c.key for t in tasks for c in t.twin_cells()}
     schedule.remember_timings(  # a cell's rate, not its twins' (they cost a labelling)
         (_timing_key(plan.systems[o.system]), o.seconds, o.n_tokens)
         for o in outcomes
@@ -277,7 +277,7 @@ def _cell_costs(task: Task, timings: Mapping[str, float]) -> list[tuple[Cell, fl
     per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
     factor = per_token * (1 + 2 * len(spec.wrappers))
     twin = factor * (schedule.TWIN_SHARE if spec.cls.requires_training else 1.0)
-    twins = {c.key for t in task.twins for c in t.cells}
+    twins = {c.key for c in task.twin_cells()}
     return [(c, c.n_tokens * (twin if c.key in twins else factor)) for c in task.all_cells()]
 
 

@@ -79,7 +79,11 @@ class Task:
 
     def all_cells(self) -> list[Cell]:
         """The task's cells and their twins."""
-        return [*self.cells, *(c for twin in self.twins for c in twin.cells)]
+        return [*self.cells, *self.twin_cells()]
+
+    def twin_cells(self) -> list[Cell]:
+        """The twins' cells: labelling by a model fitted for another cell."""
+        return [c for twin in self.twins for c in twin.cells]
 
     def documents(self) -> list[Document]:
         """Every document the task trains on or labels (each once)."""

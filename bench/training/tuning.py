@@ -78,7 +78,7 @@ from corpora.variants import DOCUMENT_VARIANTS
 from infra import stages
 from systems import prediction_cache
 from systems.base import FitContext, System, Tags, Wrapper, fit_with_context, model_selection
-from systems.cross_fitting import SHARED, shared_plan
+from systems.cross_fitting import SHARED, shared_plan, unzip
 
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
@@ -283,7 +283,8 @@ class Tuned(Wrapper):
         plan = shared_plan(documents, context, self.group_by, self.seed, self.inner_folds)
         if plan is not None:
             self.inner_scheme_ = SHARED
-            return [(list(p.train), list(p.test)) for p in plan], [p.prefetch for p in plan]
+            folds, _, prefetch = unzip(plan)  # every block model is kept (``later`` given)
+            return [(list(train), list(test)) for train, test in folds], prefetch
         self.inner_scheme_ = f"{self.inner_folds} inner folds"
         # fewer documents (or groups) than inner folds is an error, never "nothing selected"
         # reported as a selection (the run refuses it while planning, bench.run.plan)

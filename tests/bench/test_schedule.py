@@ -110,7 +110,7 @@ def test_a_twin_of_a_trained_cell_costs_a_labelling() -> None:
     def task(cls: type) -> NS:
         spec = NS(cls=cls, wrappers=(), name=cls.name, params={})
         main, twin = NS(key="main", n_tokens=1000), NS(key="twin", n_tokens=1000)
-        return NS(spec=spec, twins=[NS(cells=[twin])], all_cells=lambda: [main, twin])
+        return NS(spec=spec, all_cells=lambda: [main, twin], twin_cells=lambda: [twin])
 
     by_key = {c.key: cost for c, cost in cells._cell_costs(task(MemorySystem), {})}
     assert by_key["main"] > 0

@@ -15,8 +15,9 @@ from bench.run.run_types import CellOutcome, RunResult, UsageError
 from bench.run.runner import RunConfig, run
 from bench.training.augment import Augmented, describe_augment, parse_augment
 from bench.training.tuning import FINALISTS, Objective, Tuned, candidates
-from corpora.model import OUTSIDE
+from corpora.model import OUTSIDE, Corpus
 from corpora.variants import NAME_CATEGORIES
+from systems.cross_fitting import SHARED
 from tests.bench.toy import MemorySystem, RecordingSystem, make_corpus
 
 # ------------------------------------------------------------------------ objectives
@@ -266,20 +267,27 @@ def _tuned_run(systems: str, augment: tuple[str, ...], **options: Any) -> list[C
     return _tuned_result(systems, augment, **options).outcomes
 
 
-def _tuned_result(systems: str, augment: tuple[str, ...], **options: Any) -> RunResult:
-    """A tuned, augmented 3-fold run on 18 toy notes (two per patient)."""
+def _tuned_result(
+    systems: str,
+    augment: tuple[str, ...],
+    corpus: Corpus | None = None,
+    folds: int = 3,
+    **options: Any,
+) -> RunResult:
+    """A tuned, augmented run of ``folds`` folds on ``corpus`` (default 18 toy notes, two
+    per patient)."""
     config = RunConfig(
         **options,
         systems=[systems],
         corpora=["toy"],
-        folds=3,
+        folds=folds,
         show_progress=False,
         n_resamples=0,
         n_shuffles=50,
         tune=True,
         augment=augment,
     )
-    return run(config, {"toy": make_corpus(18, notes_per_patient=2)})
+    return run(config, {"toy": corpus or make_corpus(18, notes_per_patient=2)})
 
 
 def test_run_records_what_each_fold_chose(toy_systems) -> None:
@@ -367,18 +375,9 @@ def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
     BlockRecorder.FITS.clear()
     BlockRecorder.LABELLED.clear()
     corpus = make_corpus(36, notes_per_patient=2)
-    config = RunConfig(
-        systems=["toy-block-recorder"],
-        corpora=["toy"],
-        folds=6,
-        show_progress=False,
-        n_resamples=0,
-        n_shuffles=50,
-        tune=True,
-    )
     register(BlockRecorder)
     try:
-        result = run(config, {"toy": corpus})
+        result = _tuned_result("toy-block-recorder", (), corpus, folds=6)
     finally:
         unregister(BlockRecorder.name)
     assert not result.failures
@@ -396,7 +395,7 @@ def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
         assert {patient[i] for i in fitted_on}.isdisjoint(patient[i] for i in labelled)
         assert len([t for t in tests if t.isdisjoint(fitted_on)]) == 3  # three outer folds
     for o in result.outcomes:
-        assert o.info["inner_scheme"] == "shared between outer folds"
+        assert o.info["inner_scheme"] == SHARED == "shared between outer folds"
     # the report says block models, not "inner folds" for the number of blocks
     text = render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
     assert "inner models shared between the outer folds: 3 block models per outer fold" in text
