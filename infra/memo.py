@@ -86,6 +86,7 @@ BUDGETS: dict[str, int] = {
     "dictionaries.census_names": 1 * MB,
     "dictionaries.gazetteer": 1 * MB,
     "dictionaries.us_places": 2 * MB,
+    "dictionaries.world_places": 1 * MB,
     "dictionaries.english_words": 1 * MB,
     "dictionaries.default": 1 * MB,
     "dictionaries.surrogate": 1 * MB,

