@@ -390,11 +390,16 @@ def world_places() -> tuple[str, ...]:
     for name, country, population in sorted(records, key=lambda r: (-r[2], r[0])):
         if country == "US" or population < WORLD_PLACE_POPULATION:
             continue
+        if not _PLACE_NAME.fullmatch(name):  # "Ward 1", "CT 0014", "No (1) Ward"
+            continue
         for form in dict.fromkeys((normalize(name), normalize(ascii_spelling(name)))):
             if form and form not in excluded and held_back.isdisjoint(_ASCII_WORD.findall(form)):
                 out[form] = None
     return tuple(out)
 
+
+#: A town's name: words of letters joined by spaces, hyphens, apostrophes or periods.
+_PLACE_NAME = re.compile(r"[^\W\d_]+(?:[ '\-.]+[^\W\d_]+)*\.?")
 
 #: A word as the variants' vocabulary splits entries (:mod:`corpora.variants`).
 _ASCII_WORD = re.compile(r"[a-z]+")

@@ -255,13 +255,18 @@ def from_deid_files(files: Mapping[str, frozenset[str]], local_lists: bool = Tru
 
 def from_dictionaries(d: Dictionaries, local_lists: bool = True) -> MimicLexicon:
     """The lexicon of the harness's canonical lists (no deid-1.1 directory): a list's
-    ambiguous part proposes, the rest marks directly."""
+    ambiguous part proposes, the rest marks directly.
+
+    Entries with letters outside ASCII ("Łódź", "Jönköping") are left out: the program
+    reads its lists and its notes as ASCII words (:func:`entry_words`), so such an entry
+    would stand for its ASCII fragments ("d", "nk ping"), which its own lists never hold.
+    Their ASCII spellings ("Jonkoping") are entries of their own."""
 
     def part(name: str, ambiguous: bool) -> set[str]:
         if not local_lists and name in SITE_LISTS:
             return set()
         amb = d.ambiguous(name)
-        return set(amb) if ambiguous else d.get(name) - amb
+        return {e for e in (amb if ambiguous else d.get(name) - amb) if e.isascii()}
 
     return MimicLexicon(
         ((tag, part(name, amb)) for (name, amb), tag in CANONICAL_TAGS.items()),

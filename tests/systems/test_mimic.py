@@ -311,3 +311,16 @@ def test_physionet_evaluation_patients(physionet_dir: Path, deid_dictionaries_di
     local = MimicDeidentifier(dictionaries=str(deid_dictionaries_dir), local_lists=False)
     without = token_counts(gold, local.predict(docs))
     assert without.recall < full.recall
+
+
+def test_canonical_lists_give_the_rules_ascii_entries_only() -> None:
+    """The program reads its lists as ASCII words: "Łódź" would stand for its fragment
+    "d" (and mark every "q.d." as a place); its ASCII spelling is an entry of its own."""
+    from corpora.dictionaries import Dictionaries
+    from corpora.model import Document
+    from systems.mimic import annotate
+
+    d = Dictionaries()
+    d.add("locations", ["Łódź", "Jönköping", "Jonkoping"])
+    labels, _ = annotate(Document("n", "Give q.d. at home in Jonkoping"), d)
+    assert labels == ["O", "O", "O", "O", "O", "LOCATION"]
