@@ -13,6 +13,7 @@ Subcommands (each has ``--help``; one module of this package each)::
     check NAME|MODULE:CLASS|all                  a system against the adapter contract
     ledger [--corpus TEXT]                       every configuration scored per set of notes
     profile RUN                                  where a saved run's worker-seconds went
+    compare BEFORE AFTER                         paired test of two runs' F on the same notes
 
 Exit codes: 0 success; 1 a system failed (the others finished and were reported); 2 bad
 input or usage (one line on stderr, never a traceback); 130 interrupted (Ctrl-C); 141 the
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from bench.cli import (
     analysis,
     check,
+    compare,
     corpus,
     ledger,
     listing,
@@ -55,7 +57,7 @@ from bench.cli.common import (
 from bench.cli.validate import load_peers, validate
 
 #: The subcommand modules, in the order of ``--help``.
-COMMANDS = (listing, corpus, run, analysis, reproduce, check, profile, ledger)
+COMMANDS = (listing, corpus, run, analysis, reproduce, check, profile, compare, ledger)
 
 __all__ = [
     "COMMANDS",

@@ -1,6 +1,6 @@
-"""Write a run's outputs: results.csv, significance.csv, operating_points.csv, run.json,
-report.md and the plots -- none with document text (except the explicit, owner-only
-``--errors`` file, which may not live in the report directory).
+"""Write a run's outputs: results.csv, significance.csv, operating_points.csv,
+documents.csv, run.json, report.md and the plots -- none with document text (except the
+explicit, owner-only ``--errors`` file, which may not live in the report directory).
 
 The report directory never mixes two runs' files and is never half-written: the outputs
 are written into a new hidden directory beside it, which then takes its place (a previous
@@ -36,6 +36,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.report.documents import DOCUMENTS_FILE, document_counts
 from bench.run.run_types import RunResult, UsageError
 from corpora.model import OUTSIDE, PHI
 from infra import cache
@@ -360,6 +361,9 @@ def _write_all(result: RunResult, out: Path, command: Sequence[str]) -> dict[str
         cache.atomic_write_text(
             paths["peer_comparison"], result.peer_comparison.to_csv(index=False)
         )
+    # bench.report.documents: each scored note's counts, for paired comparisons of runs
+    paths["documents"] = out / DOCUMENTS_FILE
+    cache.atomic_write_text(paths["documents"], document_counts(result).to_csv(index=False))
     if result.learning_curve is not None:
         paths["learning_curve"] = out / "learning_curve.csv"
         cache.atomic_write_text(paths["learning_curve"], result.learning_curve.to_csv(index=False))
