@@ -125,7 +125,9 @@ class Dictionaries:
     sources: list[str] = field(default_factory=list)
 
     def add(self, name: str, entries: Iterable[str], *, ambiguous: bool = False) -> None:
-        words = {normalize(e) for e in entries if e.strip()}
+        # an entry already in normal form is kept as it is, not copied: the ~120,000
+        # places of ``world_places`` are then one set of strings in every list holding them
+        words = {e if (n := normalize(e)) == e else n for e in entries if e.strip()}
         self.lists.setdefault(name, set()).update(words)
         if ambiguous:
             self.ambiguous_parts.setdefault(name, set()).update(words)
