@@ -171,7 +171,7 @@ def render(table: pd.DataFrame, before: str, after: str, alpha: float = 0.05) ->
         "p",
         "p (Holm)",
     ]
-    lines.append(tabulate(body, headers=headers, tablefmt="github"))
+    lines.append(tabulate(body, headers=headers, tablefmt="github", disable_numparse=True))
     return "\n".join(lines)
 
 
