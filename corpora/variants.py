@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 
 from corpora.ambiguity import ambiguous_documents, ambiguous_marks, data_fingerprint
 from corpora.dictionaries import (
+    ASCII_WORD,
     Dictionaries,
     normalize,
     surrogate_dictionaries,
@@ -76,7 +77,6 @@ AMBIGUOUS_STREAM_VERSION = 4
 #: Categories whose words can be "in a dictionary" (Table 10 counts only these).
 NAME_CATEGORIES = frozenset({"PATIENT", "DOCTOR", "LOCATION", "HOSPITAL"})
 
-_WORD_RE = re.compile(r"[A-Za-z]+")
 
 # --------------------------------------------------------------------------- dictionaries
 
@@ -89,7 +89,7 @@ def vocabulary(dictionaries: Dictionaries) -> frozenset[str]:
         for e in entries:
             words.add(e)
             if " " in e or "-" in e or "'" in e:
-                words.update(_WORD_RE.findall(e))
+                words.update(ASCII_WORD.findall(e))
     return frozenset(words)
 
 
@@ -285,7 +285,7 @@ def unseen_document(
         text = document.text[span.start : span.end]
         out, pos, words = [], 0, []
         length = 0
-        for m in _WORD_RE.finditer(text):
+        for m in ASCII_WORD.finditer(text):
             gap = text[pos : m.start()]
             out.append(gap)
             length += len(gap)

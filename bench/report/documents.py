@@ -44,18 +44,13 @@ def scored_key(document: Document) -> str:
 def document_counts(result: RunResult) -> pd.DataFrame:
     """One row per system, corpus and scored note: its token-level PHI (tp, fp, fn)."""
     from bench.score import metrics
-    from bench.score.scoring import Scorer
+    from bench.score.scoring import pooled_predictions
 
-    scorer = Scorer(result.outcomes, result.corpora, result.splits, {}, result.config)
     rows = []
-    for corpus in result.splits:
-        for system in result.systems:
-            got = scorer.pooled(system, corpus)
-            if got is None:
-                continue
-            counts = metrics.per_document_counts(got.documents, got.labels)
-            for doc, (tp, fp, fn) in zip(got.documents, counts.tolist(), strict=True):
-                rows.append((system, corpus, scored_key(doc), int(tp), int(fp), int(fn)))
+    for system, corpus, got in pooled_predictions(result):
+        counts = metrics.per_document_counts(got.documents, got.labels)
+        for doc, (tp, fp, fn) in zip(got.documents, counts.tolist(), strict=True):
+            rows.append((system, corpus, scored_key(doc), int(tp), int(fp), int(fn)))
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -80,11 +75,6 @@ def read_counts(run: str | Path) -> pd.DataFrame:
     return frame
 
 
-def _f1(counts: np.ndarray) -> float:
-    tp, fp, fn = counts.sum(axis=0)
-    return float(2 * tp / (2 * tp + fp + fn)) if tp else 0.0
-
-
 def compare(
     before: pd.DataFrame, after: pd.DataFrame, *, n_shuffles: int = 10_000, seed: int = 0
 ) -> pd.DataFrame:
@@ -94,6 +84,7 @@ def compare(
     A note scored twice in one run (the same text twice in a corpus) pairs with the same
     occurrence in the other, in order.
     """
+    from bench.score.metrics import f1_from_counts
     from bench.score.significance import approximate_randomization, holm_adjusted
 
     rows = []
@@ -113,8 +104,8 @@ def compare(
             "notes": len(paired),
             "only_before": len(a) - len(paired),
             "only_after": len(b) - len(paired),
-            "f1_before": _f1(counts_a) if len(paired) else float("nan"),
-            "f1_after": _f1(counts_b) if len(paired) else float("nan"),
+            "f1_before": f1_from_counts(*counts_a.sum(axis=0)) if len(paired) else float("nan"),
+            "f1_after": f1_from_counts(*counts_b.sum(axis=0)) if len(paired) else float("nan"),
         }
         if len(paired):
             diff, p = approximate_randomization(

@@ -394,30 +394,25 @@ def write_error_analysis(result: RunResult, path: str | os.PathLike[str], contex
         "# (kind 'failed': the document column names the fold and the context column holds",
         "# the full error message and traceback, line breaks written as \\n)",
     ]
-    from bench.score.scoring import Scorer
+    from bench.score.scoring import pooled_predictions
 
-    scorer = Scorer(result.outcomes, result.corpora, result.splits, {}, result.config)
     count = 0
-    for corpus in result.splits:
-        for system in result.systems:
-            got = scorer.pooled(system, corpus)
-            if got is None:
-                continue
-            for doc, labels in zip(got.documents, got.labels, strict=True):
-                tokens = doc.tokens
-                for i, (tok, pred) in enumerate(zip(tokens, labels, strict=True)):
-                    gold_phi, pred_phi = tok.label != OUTSIDE, pred != OUTSIDE
-                    if gold_phi == pred_phi:
-                        continue
-                    kind = "missed" if gold_phi else "spurious"
-                    left = " ".join(t.text for t in tokens[max(0, i - context) : i])
-                    right = " ".join(t.text for t in tokens[i + 1 : i + 1 + context])
-                    ctx = f"{left} [[{tok.text}]] {right}".strip().replace("\t", " ")
-                    ctx = ctx.replace("\n", " ")
-                    lines.append(
-                        f"{kind}\t{system}\t{corpus}\t{doc.id}\t{i}\t{tok.label}\t{pred}\t{ctx}"
-                    )
-                    count += 1
+    for system, corpus, got in pooled_predictions(result):
+        for doc, labels in zip(got.documents, got.labels, strict=True):
+            tokens = doc.tokens
+            for i, (tok, pred) in enumerate(zip(tokens, labels, strict=True)):
+                gold_phi, pred_phi = tok.label != OUTSIDE, pred != OUTSIDE
+                if gold_phi == pred_phi:
+                    continue
+                kind = "missed" if gold_phi else "spurious"
+                left = " ".join(t.text for t in tokens[max(0, i - context) : i])
+                right = " ".join(t.text for t in tokens[i + 1 : i + 1 + context])
+                ctx = f"{left} [[{tok.text}]] {right}".strip().replace("\t", " ")
+                ctx = ctx.replace("\n", " ")
+                lines.append(
+                    f"{kind}\t{system}\t{corpus}\t{doc.id}\t{i}\t{tok.label}\t{pred}\t{ctx}"
+                )
+                count += 1
     for o in result.outcomes:
         if o.error_detail and not o.skipped:
             # the unscrubbed message and traceback of a failed cell, on one line

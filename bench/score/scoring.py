@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -26,6 +26,7 @@ from bench.run.run_types import (
     SIGNIFICANCE_COLUMNS,
     CellOutcome,
     RunConfig,
+    RunResult,
     SystemSpec,
 )
 from corpora.model import Corpus, Document
@@ -275,9 +276,7 @@ class Scorer:
                     rows.append({"system": system, "corpus": corpus, **point})
         return pd.DataFrame(rows, columns=list(OPERATING_POINT_COLUMNS))
 
-    def curves(
-        self, corpus: str, points: int = 400
-    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def curves(self, corpus: str, points: int = 400) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per system that scores tokens, (recall, precision) along its threshold, thinned
         to about ``points`` points evenly spaced in recall (for the plots)."""
         from bench.score import metrics
@@ -399,6 +398,18 @@ class _DocumentCounts:
             got = self.pooled[system]
             self.memo[key] = metrics.per_document_counts(got.documents, got.labels, None, subset)
         return self.memo[key]
+
+
+def pooled_predictions(result: RunResult) -> Iterator[tuple[str, str, Pooled]]:
+    """(system, corpus, its pooled test-fold labels) of a finished run, corpus by corpus,
+    for every system scored on all its folds: what the error file and ``documents.csv``
+    read."""
+    scorer = Scorer(result.outcomes, result.corpora, result.splits, {}, result.config)
+    for corpus in result.splits:
+        for system in result.systems:
+            got = scorer.pooled(system, corpus)
+            if got is not None:
+                yield system, corpus, got
 
 
 def scoring_code() -> str:

