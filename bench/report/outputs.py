@@ -85,6 +85,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
             "ok": o.ok,
             **({"stages": o.stages} if o.stages else {}),
             **({"fitted": o.info} if o.info else {}),
+            **({"memory": o.memory} if o.memory else {}),
         }
         for o in result.outcomes
     ]

@@ -100,7 +100,51 @@ def render(run: Mapping[str, Any], by: Sequence[str] = ("system",)) -> str:
             + (f"; --jobs {workers}" if workers is not None else "")
             + ".",
         ]
+    peaks = memory_peaks(run)
+    if peaks:
+        lines += [
+            "",
+            "Peak resident memory per process (MB), the cell during which it was reached, "
+            "and the largest memos that process held after it (estimated MB):",
+            "",
+            tabulate(
+                [
+                    [
+                        p["process"],
+                        f"{p['peak_mb']:,}",
+                        p["cell"],
+                        ", ".join(f"{k} {v:,.0f}" for k, v in list(p["memos_mb"].items())[:5])
+                        or "–",
+                    ]
+                    for p in peaks
+                ],
+                headers=["process", "peak", "reached in", "memos held"],
+                tablefmt="github",
+                disable_numparse=True,
+            ),
+        ]
     return "\n".join(lines)
+
+
+def memory_peaks(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per worker process (largest peak first): its peak resident MB, the first cell whose
+    record shows it (the cell during which memory rose to it) and the memos held then
+    (``cells[].memory``, :mod:`infra.memory`).  Processes are numbered in the order their
+    first cell appears, never by pid, so two runs' tables line up."""
+    by_pid: dict[int, dict[str, Any]] = {}
+    for cell in run["cells"]:
+        mem = cell.get("memory")
+        if not isinstance(mem, dict) or "pid" not in mem:
+            continue
+        entry = by_pid.setdefault(
+            mem["pid"], {"process": len(by_pid) + 1, "peak_mb": -1, "cell": "", "memos_mb": {}}
+        )
+        if mem.get("peak_mb", 0) > entry["peak_mb"]:
+            fold = cell.get("fold")
+            entry["peak_mb"] = mem["peak_mb"]
+            entry["cell"] = f"{cell.get('system')} / {cell.get('corpus')} / fold {fold}"
+            entry["memos_mb"] = dict(mem.get("memos_mb") or {})
+    return sorted(by_pid.values(), key=lambda e: (-e["peak_mb"], e["process"]))
 
 
 def _seconds(value: float) -> str:

@@ -30,7 +30,7 @@ from bench.run.plan import Plan, Task
 from bench.run.progress import RunProgress, mark_finished
 from bench.run.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document, printable
-from infra import stages
+from infra import memory, stages
 from systems import prediction_cache
 from systems.base import SystemUnavailable
 
@@ -119,6 +119,7 @@ def _run_cells(task: Task) -> list[CellOutcome]:
                     seconds=seconds,
                     cached=p.cached,
                     stages=spent,
+                    memory=memory.cell_memory() if not p.cached else {},
                     **_identity(c),
                 )
             )

@@ -248,6 +248,9 @@ class CellOutcome:
     #: The unscrubbed message and traceback of a failure (``error`` has document text
     #: removed); written only to the owner-only ``--errors`` file, never to a report.
     error_detail: str | None = None
+    #: The worker's peak memory after this cell (:func:`infra.memory.cell_memory`); empty
+    #: for a cache hit.
+    memory: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -1,0 +1,48 @@
+"""A process's peak resident memory, and what its memos held when the peak rose.
+
+A run's peak is the largest worker's, and which cell raised it and what that worker kept
+(:mod:`infra.memo`) is what says where memory can be saved.  Each computed cell records
+:func:`cell_memory` (``run.json``, ``cells[].memory``), and ``python -m bench profile``
+prints the cell that set each process's peak with the memos it held then.  Reading the
+peak costs one system call per cell, so it is always on.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from typing import Any
+
+from infra import memo
+
+#: Memos smaller than this are left out of a snapshot (there are dozens of tiny ones).
+SNAPSHOT_MIN_BYTES = memo.MB
+
+
+def peak_rss_mb() -> float:
+    """The most resident memory this process has held, in MB (``ru_maxrss``: kilobytes
+    on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / memo.MB if sys.platform == "darwin" else peak / 1024
+
+
+_PEAK_SEEN: dict[int, float] = {}
+
+
+def cell_memory() -> dict[str, Any]:
+    """The process id and its peak so far; where the peak rose since the last call in this
+    process, also the estimated MB of each memo held now (largest first)."""
+    pid = os.getpid()
+    peak = peak_rss_mb()
+    out: dict[str, Any] = {"pid": pid, "peak_mb": round(peak)}
+    if peak > _PEAK_SEEN.get(pid, 0.0):
+        _PEAK_SEEN[pid] = peak
+        held: dict[str, int] = {}
+        for m in memo.memos():
+            held[m.name] = held.get(m.name, 0) + m.size
+        largest = sorted(held.items(), key=lambda item: (-item[1], item[0]))
+        out["memos_mb"] = {
+            name: round(size / memo.MB, 1) for name, size in largest if size >= SNAPSHOT_MIN_BYTES
+        }
+    return out
