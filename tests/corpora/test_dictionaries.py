@@ -160,3 +160,29 @@ def test_geonames_records_of_another_field_order_are_parsed_whole(monkeypatch) -
     fast = D._geonames_records("cities15000.json")
     monkeypatch.setattr(D, "_GEONAMES_RECORD", re.compile(r'"no such field": (\d+)'))
     assert D._geonames_records("cities15000.json") == fast
+
+
+def test_lists_derived_from_package_data_are_read_back_from_the_cache_unchanged(
+    tmp_path, monkeypatch
+) -> None:
+    """The first process of a cache derives the lists and stores them; the next reads the
+    same lists (same entries, same order) without reading the packages' data again."""
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path))
+    monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
+    derived = {}
+    for func in (D.census_names, D.gazetteer, D.english_words, D.world_places):
+        func.cache_clear()
+        derived[func.__name__] = func()
+    assert len(list((tmp_path / "dictionaries").glob("*.pkl"))) == 4
+
+    def no_data(*args, **kwargs):
+        raise AssertionError("package data read again")
+
+    monkeypatch.setattr(D, "_geonames_records", no_data)
+    monkeypatch.setattr(D, "_census", no_data)
+    monkeypatch.setattr(D, "_top_words", no_data)
+    for func in (D.census_names, D.gazetteer, D.english_words, D.world_places):
+        func.cache_clear()
+        assert func() == derived[func.__name__]
+    for func in (D.census_names, D.gazetteer, D.english_words, D.world_places):
+        func.cache_clear()  # the other tests' lists come from their own cache
