@@ -50,7 +50,9 @@ class Tags:
     ``scores_tokens``: :meth:`System.score_tokens` gives a PHI score per token, so the report
     can draw precision-recall curves and operating points, and tuning can pick a threshold.
     ``fit_context``: :meth:`System.fit` takes a keyword ``context`` (:class:`FitContext`),
-    which the runner then passes.
+    which the runner then passes.  ``item_sequences``: the system reads documents' CRFsuite
+    item sequences (:data:`ITEM_SEQUENCES_MEMO`), the largest thing a process keeps per
+    document, which a worker drops once no task left in its job reads them.
     """
 
     requires_training: bool = True
@@ -59,6 +61,7 @@ class Tags:
     evaluated_labels: frozenset[str] | None = None
     scores_tokens: bool = False
     fit_context: bool = False
+    item_sequences: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -70,7 +73,13 @@ class Tags:
             ),
             "scores_tokens": self.scores_tokens,
             "fit_context": self.fit_context,
+            "item_sequences": self.item_sequences,
         }
+
+
+#: The memo of documents' CRFsuite item sequences (:func:`systems.crf.encoded_rows`): about
+#: 400 MB for the three CRF-family bases of ``multi`` on a corpus of 475 notes.
+ITEM_SEQUENCES_MEMO = "crf.encoded"
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ import numpy as np
 
 from corpora.model import OUTSIDE, Document
 from infra import memo, stages
-from systems.base import FitContext, System, Tags, register
+from systems.base import ITEM_SEQUENCES_MEMO, FitContext, System, Tags, register
 from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
@@ -163,7 +163,7 @@ ITEM_BYTES = 32
 #: Encoded documents, by (fingerprint, feature classes, sequence mode): bounded by
 #: :data:`infra.memo.BUDGETS` (``crf.encoded``) and released with their documents.
 _ENCODED: memo.Memo[tuple[str, tuple[str, ...], str], EncodedRows] = memo.Memo(
-    "crf.encoded", weigh=lambda key, rows: rows.nbytes, document=lambda key: key[0]
+    ITEM_SEQUENCES_MEMO, weigh=lambda key, rows: rows.nbytes, document=lambda key: key[0]
 )
 
 
@@ -465,8 +465,10 @@ class CrfSystem(System):
 
     def tags(self) -> Tags:
         """A two-stage CRF uses the run's outer folds (:class:`systems.base.FitContext`)
-        to share its jackknife between them."""
-        return dataclasses.replace(super().tags(), fit_context=self.two_stage)
+        to share its jackknife between them; every CRF reads item sequences."""
+        return dataclasses.replace(
+            super().tags(), fit_context=self.two_stage, item_sequences=True
+        )
 
     def _first_stage(self) -> CrfSystem:
         """The first stage as a system of its own: this CRF without the second stage,

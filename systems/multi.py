@@ -35,6 +35,7 @@ Faithfulness notes:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -55,6 +56,7 @@ from systems.base import (
     SYSTEMS,
     FitContext,
     System,
+    Tags,
     fit_with_context,
     register,
     register_preset,
@@ -284,6 +286,13 @@ class MultiDeidentifier(System):
             space["meta_features"] = [(), POPULATION_FEATURES]
             space["bases"] = subsets
         return space
+
+    def tags(self) -> Tags:
+        """The stack reads item sequences where a base does (the CRF-family bases)."""
+        bases = (self._make_base(s, p) for _, s, p in parse_bases(self.bases))
+        return dataclasses.replace(
+            super().tags(), item_sequences=any(b.tags().item_sequences for b in bases)
+        )
 
     def base_modules(self) -> set[str]:
         """The bases' modules: their code is part of this system's cache key."""

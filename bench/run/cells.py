@@ -25,14 +25,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bench.run import schedule, scrub
-from bench.run.execution import environment, execute, progress
+from bench.run.execution import environment, execute, progress, release_unread
 from bench.run.plan import Plan, Task
 from bench.run.progress import RunProgress, mark_finished
 from bench.run.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document, printable
 from infra import memory, stages
 from systems import prediction_cache
-from systems.base import SystemUnavailable
+from systems.base import ITEM_SEQUENCES_MEMO, SystemUnavailable
 
 
 def run_task(task: Task) -> list[CellOutcome]:
@@ -47,7 +47,12 @@ def run_task(task: Task) -> list[CellOutcome]:
 def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
     """:func:`run_task` for several tasks in one worker (a job of :func:`bench.run.schedule.plan`),
     so the corpus they share is shipped and featurized once."""
-    return [run_task(t) for t in tasks]
+    out = []
+    for i, task in enumerate(tasks):
+        out.append(run_task(task))
+        if not any(later.spec.tags.item_sequences for later in tasks[i + 1 :]):
+            release_unread(ITEM_SEQUENCES_MEMO)  # ~400 MB a corpus that the others never read
+    return out
 
 
 def _run_cells(task: Task) -> list[CellOutcome]:

@@ -154,15 +154,35 @@ class Scope:
         with _RUNNING_LOCK:
             others = _others()
             _RUNNING.append(self)
+        _CURRENT.scope = self
         memo.release(self.needs | self.later | others, idle=False)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        _CURRENT.scope = None
         with _RUNNING_LOCK:
             _RUNNING.remove(self)
             others = _others()
             idle = not _RUNNING
         memo.release(self.later | others, idle=idle)
+
+
+#: The scope of the task this thread runs (dask runs several tasks in threads).
+_CURRENT = threading.local()
+
+
+def release_unread(name: str) -> int:
+    """Drop, from the memo ``name``, the entries of the running task's documents that no
+    later task and no other running task needs: called when what is left of the task
+    does not read that memo (a worker's job on one corpus, once its CRF-family systems are
+    done, drops their item sequences while the other systems' fits go on).  Returns how
+    many entries went; outside a task, none."""
+    current = getattr(_CURRENT, "scope", None)
+    if current is None:
+        return 0
+    with _RUNNING_LOCK:
+        keep = current.later.union(*(s.needs | s.later for s in _RUNNING if s is not current))
+    return sum(m.retain(keep) for m in memo.memos() if m.name == name)
 
 
 #: The scopes of the tasks running in this process (dask runs several in threads).

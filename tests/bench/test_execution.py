@@ -152,3 +152,47 @@ def test_documents_in_finds_documents_inside_tasks() -> None:
     task = Task((a, b), [["O", "PHI"]], {"more": [c], "n": 3})
     assert documents_in(([task], {"x": 1})) == {a.fingerprint, b.fingerprint, c.fingerprint}
     assert documents_in(("text", 3, [1, 2])) == set()
+
+
+def test_a_job_drops_item_sequences_once_no_task_left_in_it_reads_them(monkeypatch) -> None:
+    """The CRF-family systems' item sequences (the largest per-document memo) go as soon as
+    the rest of a worker's job does not read them; documents a later job needs stay."""
+    from types import SimpleNamespace
+
+    from bench.run import cells
+    from bench.run.execution import Scope, release_unread
+    from systems.base import ITEM_SEQUENCES_MEMO, Tags
+
+    items = Memo(ITEM_SEQUENCES_MEMO, budget=1 << 20, document=lambda key: key)
+    seen: list[tuple[str, list[str]]] = []
+
+    def fake_run_task(task):
+        if task.name == "crf":
+            items.put("this-corpus", b"x")
+            items.put("next-job", b"y")
+        seen.append((task.name, sorted(items._entries)))
+        return []
+
+    monkeypatch.setattr(cells, "run_task", fake_run_task)
+
+    def task(name: str, reads: bool):
+        return SimpleNamespace(name=name, spec=SimpleNamespace(tags=Tags(item_sequences=reads)))
+
+    assert release_unread(ITEM_SEQUENCES_MEMO) == 0  # outside a task: nothing
+    scope = Scope(frozenset({"this-corpus", "next-job"}), frozenset({"next-job"}))
+    with scope:
+        cells.run_tasks([task("crf", True), task("multi", True), task("mega", False)])
+    assert seen == [
+        ("crf", ["next-job", "this-corpus"]),
+        ("multi", ["next-job", "this-corpus"]),  # a later task of the job still reads them
+        ("mega", ["next-job"]),
+    ]
+
+
+def test_crf_family_systems_and_stacks_of_them_declare_item_sequences() -> None:
+    from systems.base import get_system
+
+    assert get_system("crf").tags().item_sequences and get_system("mist").tags().item_sequences
+    assert get_system("multi").tags().item_sequences  # its Stanford, MIST and Illinois bases
+    assert not get_system("mega").tags().item_sequences
+    assert not get_system("multi", bases="mimic,svm").tags().item_sequences
