@@ -301,6 +301,19 @@ class System(ABC):
         (:mod:`systems.prediction_cache`).  Empty for a system that stands alone."""
         return set()
 
+    def shared_predictions(
+        self,
+        train: Sequence[Document],
+        test: Sequence[Document],
+        context: FitContext | None = None,
+    ) -> list[str]:
+        """Prediction-cache keys (:func:`systems.prediction_cache.prediction_key`) that
+        fitting this system on ``train`` and labelling ``test`` also stores: a stacked
+        system's bases trained on all of ``train``.  A cell of the run with one of these
+        keys reads the stack's fit instead of fitting, which the run's time estimate says.
+        Empty for a system that stands alone."""
+        return []
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"

@@ -294,6 +294,19 @@ class MultiDeidentifier(System):
             super().tags(), item_sequences=any(b.tags().item_sequences for b in bases)
         )
 
+    def shared_predictions(
+        self,
+        train: Sequence[Document],
+        test: Sequence[Document],
+        context: FitContext | None = None,
+    ) -> list[str]:
+        """The keys of the bases trained on all of ``train`` labelling ``test``
+        (:meth:`_base_labels`): a ``crf`` or ``mist`` cell of the same run reads them."""
+        return [
+            prediction_cache.prediction_key(self._make_base(s, p), train, test, context)
+            for _, s, p in parse_bases(self.bases)
+        ]
+
     def base_modules(self) -> set[str]:
         """The bases' modules: their code is part of this system's cache key."""
         return {

@@ -21,7 +21,7 @@ import contextlib
 import sys
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from bench.run import schedule, scrub
@@ -32,7 +32,7 @@ from bench.run.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document, printable
 from infra import memory, stages
 from systems import prediction_cache
-from systems.base import ITEM_SEQUENCES_MEMO, SystemUnavailable
+from systems.base import ITEM_SEQUENCES_MEMO, System, SystemUnavailable
 
 
 def run_task(task: Task) -> list[CellOutcome]:
@@ -50,7 +50,7 @@ def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
     out = []
     for i, task in enumerate(tasks):
         out.append(run_task(task))
-        if not any(later.spec.tags.item_sequences for later in tasks[i + 1 :]):
+        if not any(t.spec.tags.item_sequences and not _all_cached(t) for t in tasks[i + 1 :]):
             release_unread(ITEM_SEQUENCES_MEMO)  # ~400 MB a corpus that the others never read
     return out
 
@@ -189,7 +189,8 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
         nested[i] = run_task(tasks[i])
     remote = [i for i in range(len(tasks)) if i not in set(local)]
     timings = schedule.load_timings()
-    costs = [_task_cost(tasks[i], timings) for i in remote]
+    shared = _shared_keys([tasks[i] for i in remote])
+    costs = [_task_cost(tasks[i], timings, shared) for i in remote]
     if workers > 1:
         corpora_of = [tasks[i].corpus for i in remote]
         jobs = [[remote[j] for j in job] for job in schedule.plan(costs, corpora_of, workers)]
@@ -205,7 +206,7 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
     cell_costs = {
         c.key: cost
         for i in remote
-        for c, cost in _cell_costs(tasks[i], timings)
+        for c, cost in _cell_costs(tasks[i], timings, shared)
         if not prediction_cache.is_cached(c.key)
     }
     cached = sum(len(t.all_cells()) for t in tasks) - len(cell_costs)
@@ -275,23 +276,47 @@ def _timing_key(spec: SystemSpec) -> str:
     return schedule.timing_key(spec.name, params)
 
 
-def _cell_costs(task: Task, timings: Mapping[str, float]) -> list[tuple[Cell, float]]:
+def _cell_costs(
+    task: Task, timings: Mapping[str, float], shared: Collection[str] = ()
+) -> list[tuple[Cell, float]]:
     """Estimated seconds of each cell of a task: its test tokens x seconds per token; a
-    twin of a trained system's cell (its model labelling a test variant) costs the
-    labelling only (:data:`schedule.TWIN_SHARE` of a cell)."""
+    twin of a trained system's cell (its model labelling a test variant), and a cell whose
+    prediction a stacked system of the run stores (``shared``, :func:`_shared_keys`), cost
+    a labelling only (:data:`schedule.TWIN_SHARE` of a cell)."""
     spec = task.spec
     per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
     factor = per_token * (1 + 2 * len(spec.wrappers))
     twin = factor * (schedule.TWIN_SHARE if spec.cls.requires_training else 1.0)
-    twins = {c.key for c in task.twin_cells()}
-    return [(c, c.n_tokens * (twin if c.key in twins else factor)) for c in task.all_cells()]
+    cheap = {c.key for c in task.twin_cells()} | (set(shared) & {c.key for c in task.cells})
+    return [(c, c.n_tokens * (twin if c.key in cheap else factor)) for c in task.all_cells()]
 
 
-def _task_cost(task: Task, timings: Mapping[str, float]) -> float:
+def _task_cost(
+    task: Task, timings: Mapping[str, float], shared: Collection[str] = ()
+) -> float:
     """Estimated seconds of a task: its uncached cells' costs (:func:`_cell_costs`)."""
     return sum(
-        cost for c, cost in _cell_costs(task, timings) if not prediction_cache.is_cached(c.key)
+        cost
+        for c, cost in _cell_costs(task, timings, shared)
+        if not prediction_cache.is_cached(c.key)
     )
+
+
+def _shared_keys(tasks: Sequence[Task]) -> set[str]:
+    """The prediction-cache keys the stacked systems among ``tasks`` store for other
+    cells (:meth:`systems.base.System.shared_predictions`): the default run's ``crf`` and
+    ``mist`` cells read the fits of ``multi``'s bases, and were estimated at the cost of
+    fitting them (24 minutes announced for a run of 18)."""
+    out: set[str] = set()
+    for task in tasks:
+        if task.spec.cls.shared_predictions is System.shared_predictions:
+            continue
+        system = task.spec.build()
+        for cell in task.cells:
+            train = [task.train_docs[j] for j in cell.split.train]
+            test = [task.test_docs[j] for j in cell.split.test]
+            out.update(system.shared_predictions(train, test, task.context))
+    return out
 
 
 def _log_job(index: int, groups: list[list[CellOutcome]]) -> None:

@@ -175,16 +175,27 @@ def test_a_job_drops_item_sequences_once_no_task_left_in_it_reads_them(monkeypat
 
     monkeypatch.setattr(cells, "run_task", fake_run_task)
 
+    cached_keys = {"mist-cell"}  # stored by an earlier fit (a stack's base): no reading
+    monkeypatch.setattr(cells.prediction_cache, "is_cached", lambda key: key in cached_keys)
+
     def task(name: str, reads: bool):
-        return SimpleNamespace(name=name, spec=SimpleNamespace(tags=Tags(item_sequences=reads)))
+        cell = SimpleNamespace(key=f"{name}-cell")
+        return SimpleNamespace(
+            name=name,
+            spec=SimpleNamespace(tags=Tags(item_sequences=reads)),
+            all_cells=lambda: [cell],
+        )
 
     assert release_unread(ITEM_SEQUENCES_MEMO) == 0  # outside a task: nothing
     scope = Scope(frozenset({"this-corpus", "next-job"}), frozenset({"next-job"}))
     with scope:
-        cells.run_tasks([task("crf", True), task("multi", True), task("mega", False)])
+        cells.run_tasks(
+            [task("crf", True), task("multi", True), task("mist", True), task("mega", False)]
+        )
     assert seen == [
         ("crf", ["next-job", "this-corpus"]),
         ("multi", ["next-job", "this-corpus"]),  # a later task of the job still reads them
+        ("mist", ["next-job"]),  # every cell of it cached: it reads none
         ("mega", ["next-job"]),
     ]
 
@@ -196,3 +207,21 @@ def test_crf_family_systems_and_stacks_of_them_declare_item_sequences() -> None:
     assert get_system("multi").tags().item_sequences  # its Stanford, MIST and Illinois bases
     assert not get_system("mega").tags().item_sequences
     assert not get_system("multi", bases="mimic,svm").tags().item_sequences
+
+
+def test_the_estimate_counts_a_cell_a_stack_fits_for_as_a_read(toy_systems) -> None:
+    """``multi``'s bases trained on a fold's training notes are ``crf``'s (and ``mist``'s)
+    cells of that fold: the time estimate counts those cells as a labelling, not a fit."""
+    from bench.run import cells
+    from bench.run.plan import make_plan
+
+    config = RunConfig(
+        systems=["multi,crf,svm"], corpora=["toy"], folds=3, show_progress=False
+    )
+    plan = make_plan(config, {"toy": make_corpus(9)})
+    tasks = {t.spec.name: t for t in plan.tasks}
+    shared = cells._shared_keys(list(plan.tasks))
+    assert {c.key for c in tasks["crf"].cells} <= shared
+    assert not {c.key for c in tasks["svm"].cells} & shared  # the stack's svm is multiclass
+    full = cells._task_cost(tasks["crf"], {})
+    assert cells._task_cost(tasks["crf"], {}, shared) < 0.5 * full
