@@ -127,10 +127,12 @@ def render(run: Mapping[str, Any], by: Sequence[str] = ("system",)) -> str:
 
 
 def memory_peaks(run: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Per worker process (largest peak first): its peak resident MB, the first cell whose
-    record shows it (the cell during which memory rose to it) and the memos held then
-    (``cells[].memory``, :mod:`infra.memory`).  Processes are numbered in the order their
-    first cell appears, never by pid, so two runs' tables line up."""
+    """Per worker process (largest peak first): its peak resident MB, the cell during
+    which memory rose to it and the memos held then (``cells[].memory``,
+    :mod:`infra.memory`).  The cell is the one whose record took the memos' snapshot (a
+    record takes one only where the peak rose), since run.json lists cells by system,
+    not in the order they ran.  Processes are numbered in the order their first cell
+    appears, never by pid, so two runs' tables line up."""
     by_pid: dict[int, dict[str, Any]] = {}
     for cell in run["cells"]:
         mem = cell.get("memory")
@@ -139,9 +141,11 @@ def memory_peaks(run: Mapping[str, Any]) -> list[dict[str, Any]]:
         entry = by_pid.setdefault(
             mem["pid"], {"process": len(by_pid) + 1, "peak_mb": -1, "cell": "", "memos_mb": {}}
         )
-        if mem.get("peak_mb", 0) > entry["peak_mb"]:
+        peak = mem.get("peak_mb", 0)
+        rose_here = "memos_mb" in mem
+        if peak > entry["peak_mb"] or (peak == entry["peak_mb"] and rose_here):
             fold = cell.get("fold")
-            entry["peak_mb"] = mem["peak_mb"]
+            entry["peak_mb"] = peak
             entry["cell"] = f"{cell.get('system')} / {cell.get('corpus')} / fold {fold}"
             entry["memos_mb"] = dict(mem.get("memos_mb") or {})
     return sorted(by_pid.values(), key=lambda e: (-e["peak_mb"], e["process"]))

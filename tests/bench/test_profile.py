@@ -44,8 +44,11 @@ def test_memory_peaks_name_the_cell_that_raised_each_process_peak() -> None:
             _cell("b", 0, {}, {"pid": 22, "peak_mb": 900, "memos_mb": {"m": 50.0, "n": 5.0}}),
             _cell("a", 1, {}, {"pid": 11, "peak_mb": 700, "memos_mb": {"m": 80.0}}),
             _cell("a", 2, {}, {"pid": 11, "peak_mb": 700}),  # no rise: no snapshot
+            # run.json lists cells by system: a cell listed first can have run later
+            _cell("0-first-listed", 0, {}, {"pid": 11, "peak_mb": 700}),
         ]
     }
+    run_json["cells"].insert(0, run_json["cells"].pop())
     peaks = memory_peaks(run_json)
     assert [(p["process"], p["peak_mb"]) for p in peaks] == [(2, 900), (1, 700)]
     assert peaks[1]["cell"] == "a / c / fold 1" and peaks[1]["memos_mb"] == {"m": 80.0}
