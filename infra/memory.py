@@ -9,9 +9,12 @@ peak costs one system call per cell, so it is always on.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 import resource
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from infra import memo
@@ -46,3 +49,25 @@ def cell_memory() -> dict[str, Any]:
             name: round(size / memo.MB, 1) for name, size in largest if size >= SNAPSHOT_MIN_BYTES
         }
     return out
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # not glibc (macOS, musl): nothing to call
+        return None
+
+
+def trim_heap() -> bool:
+    """Hand the C heap's free pages back to the operating system (glibc's ``malloc_trim``).
+
+    Why: what a memo drops -- CRFsuite item sequences above all, millions of small C++
+    strings -- goes back to the C allocator, which keeps the pages; the next fit's large
+    arrays are mapped afresh beside them, so a worker that had dropped 400 MB of item
+    sequences still peaked as if it held them.  Returns whether the call was made."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from corpora.model import Document
-from infra import memo
+from infra import memo, memory
 
 R = TypeVar("R")
 
@@ -155,7 +155,8 @@ class Scope:
             others = _others()
             _RUNNING.append(self)
         _CURRENT.scope = self
-        memo.release(self.needs | self.later | others, idle=False)
+        if memo.release(self.needs | self.later | others, idle=False):
+            memory.trim_heap()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -164,7 +165,8 @@ class Scope:
             _RUNNING.remove(self)
             others = _others()
             idle = not _RUNNING
-        memo.release(self.later | others, idle=idle)
+        if memo.release(self.later | others, idle=idle):
+            memory.trim_heap()
 
 
 #: The scope of the task this thread runs (dask runs several tasks in threads).
@@ -182,7 +184,10 @@ def release_unread(name: str) -> int:
         return 0
     with _RUNNING_LOCK:
         keep = current.later.union(*(s.needs | s.later for s in _RUNNING if s is not current))
-    return sum(m.retain(keep) for m in memo.memos() if m.name == name)
+    gone = sum(m.retain(keep) for m in memo.memos() if m.name == name)
+    if gone:
+        memory.trim_heap()
+    return gone
 
 
 #: The scopes of the tasks running in this process (dask runs several in threads).
