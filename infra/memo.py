@@ -127,6 +127,8 @@ BUDGETS: dict[str, int] = {
     "linkgrammar.module": 1 * MB,
     "linkgrammar.parser": 1 * MB,
     "external.prctl": 1 * MB,
+    # infra.memory: glibc's malloc_trim, looked up once
+    "memory.malloc_trim": 1 * MB,
     "external.file_digests": 1 * MB,
     "presidio.analyzers": 1 * MB,
 }

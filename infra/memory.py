@@ -10,7 +10,6 @@ peak costs one system call per cell, so it is always on.
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import resource
 import sys
@@ -30,7 +29,10 @@ def peak_rss_mb() -> float:
     return peak / memo.MB if sys.platform == "darwin" else peak / 1024
 
 
-_PEAK_SEEN: dict[int, float] = {}
+class _Seen:
+    """The peak at the last snapshot (module state is each process's own)."""
+
+    mb = 0.0
 
 
 def cell_memory() -> dict[str, Any]:
@@ -39,8 +41,8 @@ def cell_memory() -> dict[str, Any]:
     pid = os.getpid()
     peak = peak_rss_mb()
     out: dict[str, Any] = {"pid": pid, "peak_mb": round(peak)}
-    if peak > _PEAK_SEEN.get(pid, 0.0):
-        _PEAK_SEEN[pid] = peak
+    if peak > _Seen.mb:
+        _Seen.mb = peak
         held: dict[str, int] = {}
         for m in memo.memos():
             held[m.name] = held.get(m.name, 0) + m.size
@@ -51,7 +53,7 @@ def cell_memory() -> dict[str, Any]:
     return out
 
 
-@functools.cache
+@memo.memoize("memory.malloc_trim", max_entries=1)
 def _malloc_trim() -> Callable[[int], int] | None:
     try:
         return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]

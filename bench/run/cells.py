@@ -287,7 +287,9 @@ def _cell_costs(
     per_token = schedule.seconds_per_token(spec.cls, _timing_key(spec), timings)
     factor = per_token * (1 + 2 * len(spec.wrappers))
     twin = factor * (schedule.TWIN_SHARE if spec.cls.requires_training else 1.0)
-    cheap = {c.key for c in task.twin_cells()} | (set(shared) & {c.key for c in task.cells})
+    cheap = {c.key for c in task.twin_cells()}
+    if shared:
+        cheap |= set(shared) & {c.key for c in task.cells}
     return [(c, c.n_tokens * (twin if c.key in cheap else factor)) for c in task.all_cells()]
 
 

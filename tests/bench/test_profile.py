@@ -57,7 +57,7 @@ def test_memory_peaks_name_the_cell_that_raised_each_process_peak() -> None:
 def test_cell_memory_snapshots_the_memos_only_when_the_peak_rises(monkeypatch) -> None:
     peaks = iter([5_000_000.0, 5_000_000.0, 6_000_000.0])  # MB: above any real peak so far
     monkeypatch.setattr(memory, "peak_rss_mb", lambda: next(peaks))
-    monkeypatch.setattr(memory, "_PEAK_SEEN", {})
+    monkeypatch.setattr(memory._Seen, "mb", 0.0)
     held = memo.Memo("test.ballast", budget=64 * memo.MB)
     held.put("k", np.ones(3 * memo.MB // 8))
     first = memory.cell_memory()
