@@ -48,7 +48,7 @@ MEMORY_TARGET = 2048 * MB
 BUDGETS: dict[str, int] = {
     # systems.features.base: every feature class's output, as int32 ids (all systems), and
     # each feature class's constructor parameters
-    "features.encoded": 320 * MB,
+    "features.encoded": 160 * MB,
     "features.param_names": 1 * MB,
     # systems.crf: CRFsuite item sequences of documents (crf, mist and multi's bases)
     "crf.encoded": 432 * MB,
