@@ -332,9 +332,8 @@ def _stored(func: Callable[[], T]) -> Callable[[], T]:
 
     Why: deriving the lists reads tens of megabytes of package data (GeoNames' 61 MB file of
     places, wordfreq's frequency lists, the census files), and the parsing leaves memory the
-    process keeps: measured, a process holding the lists it derived grew by 117 MB, one
-    reading them from the cache by 20 MB.  Every worker of a run needs them, so only the
-    first process of a cache derives them.  The key is this module's code and the data
+    process keeps, in every worker of a run (docs/speed.md, *Memory*).  So only the first
+    process of a cache derives them.  The key is this module's code and the data
     packages' versions (:data:`DATA_PACKAGES`), so the copy is the list itself."""
 
     @wraps(func)
