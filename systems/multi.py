@@ -287,11 +287,16 @@ class MultiDeidentifier(System):
             space["bases"] = subsets
         return space
 
+    def _unfitted_bases(self) -> list[System]:
+        """Each base as :meth:`fit` builds it, unfitted: what the stack declares and keys
+        its cache entries by is made of them."""
+        return [self._make_base(s, p) for _, s, p in parse_bases(self.bases)]
+
     def tags(self) -> Tags:
         """The stack reads item sequences where a base does (the CRF-family bases)."""
-        bases = (self._make_base(s, p) for _, s, p in parse_bases(self.bases))
         return dataclasses.replace(
-            super().tags(), item_sequences=any(b.tags().item_sequences for b in bases)
+            super().tags(),
+            item_sequences=any(b.tags().item_sequences for b in self._unfitted_bases()),
         )
 
     def shared_predictions(
@@ -303,23 +308,17 @@ class MultiDeidentifier(System):
         """The keys of the bases trained on all of ``train`` labelling ``test``
         (:meth:`_base_labels`): a ``crf`` or ``mist`` cell of the same run reads them."""
         return [
-            prediction_cache.prediction_key(self._make_base(s, p), train, test, context)
-            for _, s, p in parse_bases(self.bases)
+            prediction_cache.prediction_key(base, train, test, context)
+            for base in self._unfitted_bases()
         ]
 
     def base_modules(self) -> set[str]:
         """The bases' modules: their code is part of this system's cache key."""
-        return {
-            m
-            for _, s, p in parse_bases(self.bases)
-            for m in prediction_cache.code_modules(self._make_base(s, p))
-        }
+        return {m for base in self._unfitted_bases() for m in prediction_cache.code_modules(base)}
 
     def tool_fingerprint(self) -> str:
         """The external bases' programs (deid.pl, a command-line tool) are part of the key."""
-        return "|".join(
-            self._make_base(s, p).tool_fingerprint() for _, s, p in parse_bases(self.bases)
-        )
+        return "|".join(base.tool_fingerprint() for base in self._unfitted_bases())
 
     def _make_base(self, system: str, params: tuple[tuple[str, Any], ...]) -> System:
         """The base ``system`` with ``params``; an ``augment`` parameter
