@@ -49,10 +49,12 @@ from systems.base import ITEM_SEQUENCES_MEMO, FitContext, System, Tags, register
 from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
-from systems.illinois import Rows, TwoStage, jackknife_labels
+from systems.illinois import Rows, TwoStage, jackknife_labels, jackknife_left_out
 
 if TYPE_CHECKING:
     from sklearn_crfsuite import CRF
+
+    from systems.cross_fitting import LeftOut
 
 SEQUENCE_MODES = ("sentence", "document")
 #: CRFsuite training algorithms offered: ``"l2sgd"`` (the L2-regularized CRF likelihood by
@@ -487,8 +489,9 @@ class CrfSystem(System):
         documents = list(documents)
         learner = self._learner()
         tags = [bio_tags(d) for d in documents]
+        self.left_out_: LeftOut | None = None
         if self.two_stage:
-            first_labels = jackknife_labels(
+            jackknife = (
                 self._first_stage(),
                 documents,
                 self.inner_folds,
@@ -496,17 +499,27 @@ class CrfSystem(System):
                 self.group_by,
                 context,
             )
+            first_labels = jackknife_labels(*jackknife)
+            self.left_out_ = jackknife_left_out(*jackknife)
             learner.fit(documents, self._rows(documents), tags, first_labels=first_labels)
         else:
             learner.fit(documents, self._rows(documents), tags)
         self.learner_ = learner
         return self
 
+    def _label_left_out(self, documents: list[Document]) -> None:
+        """A two-stage CRF's shared jackknife models label its test documents for later
+        outer folds (:func:`systems.illinois.jackknife_left_out`)."""
+        left_out = getattr(self, "left_out_", None)
+        if left_out is not None:
+            left_out.label(documents)
+
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
         learner = self._fitted()
         if self.threshold is not None:
             return self.predict_scored(documents)[0]
         documents = list(documents)
+        self._label_left_out(documents)
         return learner.predict(documents, self._rows(documents))
 
     def _scored(self, documents: Sequence[Document]) -> tuple[list[list[str]], list[np.ndarray]]:
@@ -515,6 +528,7 @@ class CrfSystem(System):
         trained as such (:meth:`systems.illinois.TwoStage.predict_scored`)."""
         learner = self._fitted()
         documents = list(documents)
+        self._label_left_out(documents)
         labels: list[list[str]]
         scores: list[np.ndarray]
         labels, scores = learner.predict_scored(

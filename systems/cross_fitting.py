@@ -26,8 +26,10 @@ training against 9 for per-fold cross-fitting.
 
 A block's model labels different documents in each outer fold of its block, so it is
 kept in memory (``keep_model``) and, when first fitted, labels at once every document of
-the other outer folds it will serve (``prefetch``), so that it is needed later only for
-the documents of the fold it was first fitted in, which that fit could not see.
+the other outer folds it will serve (``prefetch``).  The documents of the fold it was first
+fitted in are that fold's test documents, which its fit could not see: the stacked system
+labels them with the model when it labels its test documents (``left_out``), so a model
+is never fitted twice for want of memory to keep it in.
 
 Documents that are in no outer fold (``--extra-training`` notes) are in every training
 set; they are dealt to a fold by a seeded hash of their group and treated as that fold's
@@ -42,7 +44,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
 from typing import TYPE_CHECKING
@@ -52,7 +54,7 @@ from infra.memo import memoize
 
 if TYPE_CHECKING:
     from corpora.model import Document
-    from systems.base import FitContext
+    from systems.base import FitContext, System
 
 #: Fewest outer folds that can be shared: three, each pair a block of its own.
 MIN_OUTER_FOLDS = 3
@@ -73,6 +75,9 @@ class Labeller:
     test: tuple[int, ...]
     keep_model: bool = False
     prefetch: tuple[int, ...] = ()
+    #: Another outer fold of the block labels the left-out fold's documents with this
+    #: model: label them while it is at hand (:func:`left_out_groups` finds them).
+    left_out: bool = False
 
 
 def unzip(
@@ -186,20 +191,15 @@ def shared_plan(
     """The labellers of the shared cross-fitting for the outer fold that ``documents``
     leave out, or ``None`` when there is nothing to share (see the module docstring).
     Every document is in the ``test`` of exactly one labeller."""
-    if context is None or len(context.outer_folds) < MIN_OUTER_FOLDS:
+    outer = _left_out(documents, context, group_by)
+    if outer is None or context is None:
         return None
     n_outer = len(context.outer_folds)
-    groups = group_labels(documents, group_by)
-    fold_of = {g: f for f, fold in enumerate(context.outer_folds) for g in fold}
-    present = set(groups)
-    absent = {g for g in fold_of if g not in present}
-    left_out = [f for f, fold in enumerate(context.outer_folds) if absent == set(fold)]
-    if len(left_out) != 1 or not absent:
-        return None
     size = block_size(n_outer, inner_folds)
     if size < 2:  # no block of two folds leaves as many notes as the per-fold inner models
         return None
-    outer = left_out[0]
+    groups = group_labels(documents, group_by)
+    fold_of = {g: f for f, fold in enumerate(context.outer_folds) for g in fold}
     design = blocks(n_outer, size)
     extra = [g not in fold_of for g in groups]
     in_fold = [fold_of[g] if g in fold_of else _dealt(g, seed, n_outer) for g in groups]
@@ -214,8 +214,72 @@ def shared_plan(
             continue
         if not train:
             return None  # a block holding every fold: nothing to train on
-        plan.append(Labeller(train, test, True, _later(design, b, outer, in_fold, extra, test)))
+        later = _later(design, b, outer, in_fold, extra, test)
+        left_out = any(labelling_block(design, o, outer) == b for o in block if o != outer)
+        plan.append(Labeller(train, test, True, later, left_out))
     return plan
+
+
+def _left_out(
+    documents: Sequence[Document], context: FitContext | None, group_by: str
+) -> int | None:
+    """The outer fold whose groups are exactly those missing from ``documents``, or
+    ``None`` (no cross-validation, too few folds, or training documents that leave out
+    anything else)."""
+    if context is None or len(context.outer_folds) < MIN_OUTER_FOLDS:
+        return None
+    present = set(group_labels(documents, group_by))
+    absent = {g for fold in context.outer_folds for g in fold if g not in present}
+    left_out = [f for f, fold in enumerate(context.outer_folds) if absent == set(fold)]
+    if len(left_out) != 1 or not absent:
+        return None
+    return left_out[0]
+
+
+@dataclass
+class LeftOut:
+    """The block models a fit shared with other outer folds that will label the documents
+    of the fold this fit leaves out: its test documents, which the fit never sees.  The
+    fitted system calls :meth:`label` with the documents it labels, and those of the
+    left-out fold are labelled (and remembered, :func:`systems.prediction_cache.remember`)
+    by each model while it is still kept, so no later outer fold fits it again."""
+
+    groups: frozenset[str] = frozenset()
+    group_by: str = "auto"
+    #: (unfitted system, its training documents) of each such block model
+    models: list[tuple[System, list[Document]]] = field(default_factory=list)
+
+    def label(self, documents: Sequence[Document]) -> None:
+        """Label the documents of the left-out fold among ``documents`` with each model."""
+        if not self.models or not documents:
+            return
+        from infra import stages
+        from systems import prediction_cache
+
+        documents = list(documents)
+        groups = group_labels(documents, self.group_by)
+        mine = [d for d, g in zip(documents, groups, strict=True) if g in self.groups]
+        if not mine:
+            return
+        with stages.stage(stages.INNER):
+            for system, train in self.models:
+                prediction_cache.remember(system, train, mine)
+
+
+def left_out(
+    system: System,
+    documents: Sequence[Document],
+    plan: Sequence[Labeller] | None,
+    context: FitContext | None,
+    group_by: str,
+) -> LeftOut:
+    """The :class:`LeftOut` of ``system``'s block models in ``plan`` (from
+    :func:`shared_plan` for these ``documents``; empty where nothing is shared)."""
+    outer = _left_out(documents, context, group_by)
+    if plan is None or outer is None or context is None:
+        return LeftOut()
+    models = [(system.clone(), [documents[i] for i in lab.train]) for lab in plan if lab.left_out]
+    return LeftOut(frozenset(context.outer_folds[outer]), group_by, models)
 
 
 def _later(

@@ -39,6 +39,7 @@ from systems.features.illinois import PredictionContext
 if TYPE_CHECKING:
     from corpora.model import Document
     from systems.base import FitContext, System
+    from systems.cross_fitting import LeftOut
     from systems.features.base import TokenFeatures
 
 Rows = Sequence[Sequence["TokenFeatures"]]
@@ -117,6 +118,24 @@ def jackknife_labels(
         return prediction_cache.fit_predict(first_stage, documents, documents).labels
     folds = document_kfold(documents, k, seed, group_by)
     return prediction_cache.out_of_fold(first_stage, documents, folds).labels
+
+
+def jackknife_left_out(
+    first_stage: System,
+    documents: Sequence[Document],
+    n_folds: int = 2,
+    seed: int = 0,
+    group_by: str = "auto",
+    context: FitContext | None = None,
+) -> LeftOut:
+    """The jackknife models of :func:`jackknife_labels` (same arguments) that later outer
+    folds ask to label this fit's test documents: the second-stage system labels them
+    when it labels its test documents (:class:`systems.cross_fitting.LeftOut`), so those
+    models are never fitted twice."""
+    from systems.cross_fitting import left_out, shared_plan
+
+    plan = shared_plan(list(documents), context, group_by, seed, n_folds)
+    return left_out(first_stage, list(documents), plan, context, group_by)
 
 
 def augment_rows(

@@ -62,7 +62,7 @@ from systems.base import (
     register_preset,
     split_by_document,
 )
-from systems.cross_fitting import SHARED, shared_plan, unzip
+from systems.cross_fitting import SHARED, left_out, shared_plan, unzip
 from systems.distinct_rows import balanced_weights, collapse_rows
 from systems.features.base import FEATURE_SPACE
 from systems.features.statdeid import ALL_FEATURES, build
@@ -387,13 +387,14 @@ class MultiDeidentifier(System):
             keep, prefetch = [], []
             self.cross_fitting_ = f"{len(folds)} inner folds"
         self.inner_groups_ = len(folds)
-        specs = parse_bases(self.bases)
+        bases = [self._make_base(system, params) for _, system, params in parse_bases(self.bases)]
+        self.left_out_ = [
+            left_out(base, documents, labellers, context, self.group_by) for base in bases
+        ]
         with stages.stage(stages.INNER):
             return [
-                prediction_cache.out_of_fold(
-                    self._make_base(system, params), documents, folds, keep, prefetch
-                )
-                for _, system, params in specs
+                prediction_cache.out_of_fold(base, documents, folds, keep, prefetch)
+                for base in bases
             ]
 
     def _score_cuts(self, per_base: Sequence[prediction_cache.Prediction]) -> dict[str, Any]:
@@ -488,6 +489,10 @@ class MultiDeidentifier(System):
         if hit is not None:
             return hit
         start = time.perf_counter()
+        if not proto.tags().requires_training:  # its labels of each note are remembered
+            got = prediction_cache.fit_predict(proto, [], documents, key=key)
+            self.seconds_["bases_on_all_training"] += time.perf_counter() - start
+            return got
         model = self.models_.get(i)
         if model is None:
             model = proto
@@ -591,6 +596,10 @@ class MultiDeidentifier(System):
     def predict_scored(
         self, documents: Sequence[Document]
     ) -> tuple[list[list[str]], list[np.ndarray]]:
+        start = time.perf_counter()
+        for pending in getattr(self, "left_out_", ()):  # its test notes, for later folds
+            pending.label(documents)
+        self.seconds_["inner_cross_fitting"] += time.perf_counter() - start
         per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
         start = time.perf_counter()
         out = self._decide(

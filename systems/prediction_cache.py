@@ -162,7 +162,7 @@ def fit_predict_many(
     to label later, labelled and remembered as soon as it is fitted."""
     keys = [key or prediction_key(system, train, test, context) for key, test in tests]
     out: list[Prediction | None] = [load(k, test) for k, (_, test) in zip(keys, tests, strict=True)]
-    model = _Model(system, train, context, keep_model and system.tags().requires_training)
+    model = _Model(system, train, context, keep_model)
     for i, (key, (_, test)) in enumerate(zip(keys, tests, strict=True)):
         if out[i] is not None:
             continue
@@ -212,7 +212,9 @@ _LABELS: memo.Memo[tuple[str, str], tuple[list[str], np.ndarray | None]] = memo.
 class _Model:
     """``system`` to be fitted on ``train`` when a label is first asked of it.  A kept
     model (``keep``) is looked up in :data:`_MODELS` first, and labels each document once
-    (:data:`_LABELS`): documents whose labels are remembered need no model at all."""
+    (:data:`_LABELS`): documents whose labels are remembered need no model at all.  So
+    does a rule system, whose labels of a document are the same whatever fold asks
+    (``multi`` applies its rule bases to the training notes of every outer fold)."""
 
     def __init__(
         self, system: System, train: Sequence[Document], context: FitContext | None, keep: bool
@@ -220,7 +222,9 @@ class _Model:
         self.system, self.train, self.context = system, train, context
         self.fitted = not system.tags().requires_training
         self.key: tuple[str, str] | None = None
-        if keep and train:
+        if self.fitted:
+            self.key = (prediction_key(system, [], [], context), "")
+        elif keep and train:
             from systems.features.base import FEATURE_SPACE  # models hold its feature ids
 
             self.key = (
@@ -283,6 +287,19 @@ class _Model:
         return [lab for lab, _ in known], (
             None if any(score is None for score in scored) else scored  # type: ignore[misc]
         )
+
+
+def remember(system: System, train: Sequence[Document], documents: Sequence[Document]) -> None:
+    """Label ``documents`` with ``system`` fitted on ``train`` if that model is still kept
+    in memory (:data:`_MODELS`, a block model of a shared cross-fitting) and remember the
+    labels (:data:`_LABELS`), so that no later call fits it again for them.  Nothing is
+    fitted here: a model no longer kept is fitted when its labels are asked for."""
+    model = _Model(system, train, None, True)
+    if model.key is None or model.key not in _MODELS:
+        return
+    todo = [d for d in documents if (model.key[0], d.fingerprint) not in _LABELS]
+    if todo:
+        model.labelled(todo)
 
 
 def out_of_fold(

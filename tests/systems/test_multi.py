@@ -520,3 +520,47 @@ def test_the_default_multi_shares_its_inner_models_between_outer_folds() -> None
 
     assert MultiDeidentifier().cross_fitting == "shared"
     assert dict(SYSTEMS.get("recommended").params)["cross_fitting"] == "shared"
+
+
+class CountingCaps(CapsArePatients):
+    """The capitalization rule, recording every document it labels."""
+
+    name = "test-counting-caps"
+    labelled: ClassVar[list[str]] = []
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        CountingCaps.labelled.extend(d.id for d in documents)
+        return super().predict(documents)
+
+
+def test_no_model_is_fitted_twice_and_no_note_ruled_twice_over_the_outer_folds(toys) -> None:
+    """A shared block model labels the test notes of the outer fold it was fitted in as
+    soon as ``multi`` labels them, so the later outer folds of its block find every label
+    remembered: with no fitted model kept between outer folds (as when the models outgrow
+    their memory), each is still fitted once.  A rule base labels each note once, whatever
+    number of outer folds it is a training or test note of."""
+    from corpora.folds import kfold
+    from systems.base import FitContext
+
+    register(CountingCaps)
+    CountingCaps.labelled = []
+    try:
+        docs = _docs(36)
+        groups = [d.metadata["patient"] for d in docs]
+        folds = kfold(len(docs), 6, 0, groups)
+        context = FitContext(tuple(tuple(sorted({groups[i] for i in t})) for _, t in folds))
+        cells = []
+        for train_idx, test_idx in folds:
+            train = [docs[i] for i in train_idx]
+            cells.append(frozenset(d.fingerprint for d in train))
+            multi = MultiDeidentifier(bases="test-counting-caps,test-counting-memorizer")
+            multi.fit(train, context)
+            assert len(multi.predict([docs[i] for i in test_idx])) == len(test_idx)
+            prediction_cache._MODELS.clear()
+        fits = [frozenset(f) for f in CountingMemorizer.fitted]
+        inner = [f for f in fits if f not in cells]
+        assert sorted(fits.count(c) for c in cells) == [1] * 6
+        assert len(inner) == len(set(inner)) == 6
+        assert sorted(CountingCaps.labelled) == sorted(d.id for d in docs)
+    finally:
+        unregister(CountingCaps.name)
