@@ -43,7 +43,7 @@ learning curve's fractions, a tuner's inner folds), there is nothing to share:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
@@ -249,36 +249,46 @@ class LeftOut:
     #: (unfitted system, its training documents) of each such block model
     models: list[tuple[System, list[Document]]] = field(default_factory=list)
 
-    def label(self, documents: Sequence[Document]) -> None:
-        """Label the documents of the left-out fold among ``documents`` with each model."""
+    def of(self, documents: Sequence[Document]) -> list[Document]:
+        """The documents of the left-out fold among ``documents`` (none without models)."""
         if not self.models or not documents:
+            return []
+        documents = list(documents)
+        groups = group_labels(documents, self.group_by)
+        return [d for d, g in zip(documents, groups, strict=True) if g in self.groups]
+
+    def label(self, documents: Sequence[Document], also: Sequence[Document] = ()) -> None:
+        """Label the documents of the left-out fold among ``documents`` (and ``also``,
+        e.g. their transformed copies) with each model still kept."""
+        mine = self.of(documents)
+        if not mine:
             return
         from infra import stages
         from systems import prediction_cache
 
-        documents = list(documents)
-        groups = group_labels(documents, self.group_by)
-        mine = [d for d, g in zip(documents, groups, strict=True) if g in self.groups]
-        if not mine:
-            return
         with stages.stage(stages.INNER):
             for system, train in self.models:
-                prediction_cache.remember(system, train, mine)
+                prediction_cache.remember(system, train, [*mine, *also])
 
 
 def left_out(
-    system: System,
+    fitted: Iterable[tuple[System, int]],
     documents: Sequence[Document],
     plan: Sequence[Labeller] | None,
     context: FitContext | None,
     group_by: str,
 ) -> LeftOut:
-    """The :class:`LeftOut` of ``system``'s block models in ``plan`` (from
-    :func:`shared_plan` for these ``documents``; empty where nothing is shared)."""
+    """The :class:`LeftOut` of the block models fitted on ``plan`` (from
+    :func:`shared_plan` for these ``documents``; empty where nothing is shared):
+    ``fitted`` gives each model's system and the index of its labeller in ``plan``."""
     outer = _left_out(documents, context, group_by)
     if plan is None or outer is None or context is None:
         return LeftOut()
-    models = [(system.clone(), [documents[i] for i in lab.train]) for lab in plan if lab.left_out]
+    models = [
+        (system.clone(), [documents[i] for i in plan[n].train])
+        for system, n in fitted
+        if plan[n].left_out
+    ]
     return LeftOut(frozenset(context.outer_folds[outer]), group_by, models)
 
 

@@ -135,7 +135,8 @@ def jackknife_left_out(
     from systems.cross_fitting import left_out, shared_plan
 
     plan = shared_plan(list(documents), context, group_by, seed, n_folds)
-    return left_out(first_stage, list(documents), plan, context, group_by)
+    fitted = [(first_stage, n) for n in range(len(plan or ()))]
+    return left_out(fitted, list(documents), plan, context, group_by)
 
 
 def augment_rows(

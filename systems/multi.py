@@ -388,8 +388,10 @@ class MultiDeidentifier(System):
             self.cross_fitting_ = f"{len(folds)} inner folds"
         self.inner_groups_ = len(folds)
         bases = [self._make_base(system, params) for _, system, params in parse_bases(self.bases)]
+        fitted = range(len(labellers or ()))
         self.left_out_ = [
-            left_out(base, documents, labellers, context, self.group_by) for base in bases
+            left_out([(base, n) for n in fitted], documents, labellers, context, self.group_by)
+            for base in bases
         ]
         with stages.stage(stages.INNER):
             return [

@@ -78,7 +78,7 @@ from corpora.variants import DOCUMENT_VARIANTS
 from infra import stages
 from systems import prediction_cache
 from systems.base import FitContext, System, Tags, Wrapper, fit_with_context, model_selection
-from systems.cross_fitting import SHARED, shared_plan, unzip
+from systems.cross_fitting import SHARED, LeftOut, left_out, shared_plan, unzip
 
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
@@ -232,6 +232,7 @@ class Tuned(Wrapper):
         grid = candidates(self.system.search_space()) or [{}]
         scored = self.system.tags().scores_tokens and accepts(self.system, THRESHOLD)
         folds, prefetch = self._inner_folds(documents, context)
+        self.left_out_ = LeftOut()
         if len(grid) == 1 and not scored:
             folds = []  # one candidate and no threshold: nothing to choose
         with stages.stage(stages.INNER), model_selection():
@@ -281,6 +282,7 @@ class Tuned(Wrapper):
         neither the documents it labels nor the outer test fold.  Elsewhere
         ``inner_folds`` folds of these documents."""
         plan = shared_plan(documents, context, self.group_by, self.seed, self.inner_folds)
+        self.plan_ = plan
         if plan is not None:
             self.inner_scheme_ = SHARED
             folds, _, prefetch = unzip(plan)  # every block model is kept (``later`` given)
@@ -336,13 +338,17 @@ class Tuned(Wrapper):
             first = [_point(objective, judged(i, 0), scored).value for i in finalists]
             ranked = sorted(finalists, key=lambda i: -first[i])  # stable: grid order on ties
             finalists = sorted(ranked[:FINALISTS])
-        return [
+        trials = [
             (
                 grid[i],
                 _point(objective, [j for f in range(len(folds)) for j in judged(i, f)], scored),
             )
             for i in finalists
         ]
+        # the block models fitted here label this fit's test notes for later outer folds
+        fitted = [(self.system.clone().set_params(**grid[c]), f) for c, f in done]
+        self.left_out_ = left_out(fitted, documents, self.plan_, context, self.group_by)
+        return trials
 
     def _fold(
         self,
@@ -373,6 +379,29 @@ class Tuned(Wrapper):
             prefetch=prefetch,
         )
         return [(gold_phi(t), p) for t, p in zip(tests, got, strict=True)]
+
+    def _labelling(self, documents: Sequence[Document]) -> System:
+        """The chosen model, once the candidates' shared block models have labelled the
+        test notes among ``documents`` (and their selection copies) for the later outer
+        folds of their blocks (:class:`systems.cross_fitting.LeftOut`)."""
+        pending = getattr(self, "left_out_", None)
+        if pending is not None:
+            mine = pending.of(documents)
+            if mine:
+                copies = [d for v in self.selection_variants for d in self._copies(v, mine)]
+                pending.label(mine, copies)
+        return self._fitted()
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        return self._labelling(documents).predict(documents)
+
+    def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:
+        return self._labelling(documents).score_tokens(documents)
+
+    def predict_scored(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[list[str]], list[np.ndarray] | None]:
+        return self._labelling(documents).predict_scored(documents)
 
     def _copies(self, variant: str, docs: Sequence[Document]) -> list[Document]:
         return [augmented_copy(variant, d, self.seed) for d in docs]

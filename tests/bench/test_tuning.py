@@ -400,3 +400,35 @@ def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
     text = render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
     assert "inner models shared between the outer folds: 3 block models per outer fold" in text
     assert "3 inner folds" not in text
+
+
+def test_no_block_model_is_fitted_twice_when_none_is_kept_between_outer_folds(
+    toy_systems, monkeypatch
+) -> None:
+    """The candidates' block models label the test notes of the outer fold they were
+    fitted in when the tuned system labels them, so a later outer fold of the block finds
+    every label it needs remembered: with every fitted model forgotten between outer
+    folds (as when they outgrow their memory), each is still fitted once."""
+    from bench.training.tuning import Tuned
+    from systems import prediction_cache
+    from systems.base import register, unregister
+
+    fit = Tuned.fit
+
+    def forgetful(self, documents, context=None):
+        prediction_cache._MODELS.clear()
+        return fit(self, documents, context)
+
+    monkeypatch.setattr(Tuned, "fit", forgetful)
+    BlockRecorder.FITS.clear()
+    corpus = make_corpus(36, notes_per_patient=2)
+    register(BlockRecorder)
+    try:
+        result = _tuned_result("toy-block-recorder", (), corpus, folds=6)
+    finally:
+        unregister(BlockRecorder.name)
+    assert not result.failures
+    tests = [{corpus.documents[i].id for i in s.test} for s in result.splits["toy"]]
+    trainings = [{d.id for d in corpus.documents} - t for t in tests]
+    inner = [(c, f) for c, f in BlockRecorder.FITS if set(f) not in trainings]
+    assert len(inner) == len(set(inner)) == 2 * 6
