@@ -31,6 +31,7 @@ passing a factory to :class:`TwoStage` (see its docstring).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Protocol
 
 from corpora.folds import document_kfold, max_folds
@@ -152,17 +153,24 @@ def augment_rows(
     for doc, doc_rows, doc_labels in zip(documents, rows, first_labels, strict=True):
         extra = context.features(doc, doc_labels)
         if doc_rows and not isinstance(doc_rows[0], dict):
-            out.append([_merged_names(r, e) for r, e in zip(doc_rows, extra, strict=True)])
+            out.append(_merged_names(doc_rows, extra))
         else:
             out.append([{**r, **e} for r, e in zip(doc_rows, extra, strict=True)])
     return out
 
 
-def _merged_names(names: Sequence[str], extra: TokenFeatures) -> list[str]:
-    if not extra:
-        return list(names)
-    seen = set(names)
-    return [*names, *(n for n in extra if n not in seen)]
+def _merged_names(rows: Sequence[Sequence[str]], extra: Sequence[TokenFeatures]) -> list[list[str]]:
+    """Each token's names, then its second-stage names it does not already have.  The
+    second stage's names (``p-1=O``, ``occ_any=DOCTOR``) are rarely among the first
+    stage's, so that is checked once per document, and per token only where they are."""
+    added: set[str] = set().union(*extra)
+    if added.isdisjoint(chain.from_iterable(rows)):
+        return [[*names, *e] for names, e in zip(rows, extra, strict=True)]
+    out = []
+    for names, e in zip(rows, extra, strict=True):
+        seen = set(names)
+        out.append([*names, *(n for n in e if n not in seen)])
+    return out
 
 
 class TwoStage:

@@ -160,6 +160,9 @@ class PredictionContext:
         keys = [_occurrence_key(t.text) for t in toks]
         totals: dict[str, Counter[str]] = {}
         if self.occurrences:
+            # a word seen once in the note has no other occurrence to tell about
+            repeated = {k for k, c in Counter(keys).items() if c > 1 and k is not None}
+            keys = [k if k in repeated else None for k in keys]
             for k, lab in zip(keys, labels, strict=True):
                 if k is not None:
                     totals.setdefault(k, Counter())[lab] += 1

@@ -290,3 +290,27 @@ def test_jackknife_under_cross_validation_never_trains_on_the_outer_test_fold(
         assert labels == gold_labels(train)
         assert all(seen.isdisjoint(left_out) for seen in fits[before:])
     assert len({frozenset(f) for f in fits}) == 4  # one model per block of outer folds
+
+
+@pytest.mark.parametrize("clash", [False, True])
+def test_second_stage_names_extend_each_tokens_names_as_merged_dicts_would(clash: bool) -> None:
+    """Rows of feature names get the second-stage names in the order, and with the single
+    copy of each, that merging the tokens' feature dicts gives, also where a first-stage
+    name happens to be a second-stage one (checked per document, not per token)."""
+    doc = Document("c", "Dr. Kowalski saw kowalski , then Kowalski left")
+    texts = [t.text for t in doc.tokens]
+    labels = [["DOCTOR" if t.lower() == "kowalski" else "O" for t in texts]]
+    context = PredictionContext()
+    second = context.features(doc, labels[0])
+    k = texts.index("kowalski")
+    assert "occ_any=DOCTOR" in second[k]  # "Kowalski" was DOCTOR elsewhere
+    assert not any(n.startswith("occ_") for n in second[texts.index("saw")])  # once only
+    dict_rows = combine(ILLINOIS_FEATURES, [doc])
+    shared = next(iter(second[k]))
+    if clash:  # a first-stage feature that is also a second-stage name
+        dict_rows[0][k][shared] = 1.0
+    from_dicts = augment_rows([doc], dict_rows, labels, context)
+    from_names = augment_rows([doc], [[list(r) for r in dict_rows[0]]], labels, context)
+    assert from_names == [[list(r) for r in from_dicts[0]]]
+    assert from_names[0][k].count(shared) == 1
+    assert set(second[k]) <= set(from_names[0][k])
