@@ -216,3 +216,45 @@ def test_crf_on_physionet_split(physionet_dir) -> None:
     counts = token_counts(gold_labels(test), predictions)
     # measured: P 0.95, R 0.61 (lower-case nursing shorthand, no dictionaries)
     assert counts.precision > 0.85 and counts.recall > 0.5
+
+
+@requires_nltk
+def test_two_stage_jackknife_models_are_fitted_once_over_the_outer_folds(monkeypatch) -> None:
+    """Under cross-validation a two-stage CRF's jackknife models are shared between outer
+    folds and label this fold's test notes when the system labels them, so with every
+    fitted model forgotten between outer folds each is still fitted once: two fits per
+    outer fold (the stages) and one per block."""
+    import dataclasses
+
+    from corpora.folds import kfold
+    from systems import prediction_cache
+    from systems.base import FitContext, fit_with_context
+
+    monkeypatch.setenv("DEID_BENCH_NO_CACHE", "1")
+    fitted: list[frozenset[str]] = []
+    fit = CrfLearner.fit
+
+    def counting(self, documents, rows, labels):
+        fitted.append(frozenset(d.id for d in documents))
+        return fit(self, documents, rows, labels)
+
+    monkeypatch.setattr(CrfLearner, "fit", counting)
+    docs = [
+        dataclasses.replace(d, metadata={"patient": f"p{i // 2}"})
+        for i, d in enumerate(notes(36, seed=5))
+    ]
+    groups = [d.metadata["patient"] for d in docs]
+    folds = kfold(len(docs), 6, 0, groups)
+    context = FitContext(tuple(tuple(sorted({groups[i] for i in t})) for _, t in folds))
+    outer = []
+    for train_idx, test_idx in folds:
+        system = get_system("crf", two_stage=True, max_iterations=3)
+        fit_with_context(system, [docs[i] for i in train_idx], context)
+        outer.append(frozenset(docs[i].id for i in train_idx))
+        check_predictions(
+            [docs[i] for i in test_idx], system.predict([docs[i] for i in test_idx]), "crf"
+        )
+        prediction_cache._MODELS.clear()
+    assert sorted(fitted.count(o) for o in outer) == [2] * 6
+    jackknife = [f for f in fitted if f not in outer]
+    assert len(jackknife) == len(set(jackknife)) == 6
