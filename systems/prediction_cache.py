@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from corpora.model import Document, check_predictions
+from corpora.model import PREDICTABLE_LABELS, Document, check_predictions
 from infra import cache, memo, stages
 from systems.base import FitContext, System, check_scores, fit_with_context
 
@@ -203,10 +203,32 @@ _MODELS: memo.Memo[tuple[str, str], System] = memo.Memo(
 
 
 #: Per document, the labels and scores of a kept model (``keep_model``), by the model's
-#: key and the document's fingerprint (released with the document).
-_LABELS: memo.Memo[tuple[str, str], tuple[list[str], np.ndarray | None]] = memo.Memo(
-    "predictions.labels", document=lambda key: key[1]
+#: key and the document's fingerprint (released with the document); the labels packed
+#: (:func:`_pack`).
+_LABELS: memo.Memo[tuple[str, str], tuple[np.ndarray | list[str], np.ndarray | None]] = (
+    memo.Memo("predictions.labels", document=lambda key: key[1])
 )
+
+#: The token interface's labels in a fixed order: a remembered labelling holds one byte
+#: per token (its label's place here) instead of a pointer, so a corpus's labels by every
+#: block model stay within the memo's budget (evicted labels cost a model's refit).
+_PACKED: tuple[str, ...] = tuple(sorted(PREDICTABLE_LABELS))
+_CODE = {label: code for code, label in enumerate(_PACKED)}
+
+
+def _pack(labels: Sequence[str]) -> np.ndarray | list[str]:
+    """``labels`` as codes of :data:`_PACKED` (as they are where one is not a label of
+    the interface: :func:`corpora.model.check_predictions` then refuses them)."""
+    try:
+        return np.fromiter(map(_CODE.__getitem__, labels), np.uint8, len(labels))
+    except KeyError:
+        return list(labels)
+
+
+def _unpack(packed: np.ndarray | list[str]) -> list[str]:
+    if isinstance(packed, np.ndarray):
+        return list(map(_PACKED.__getitem__, packed.tolist()))
+    return list(packed)
 
 
 class _Model:
@@ -274,7 +296,7 @@ class _Model:
             with stages.stage(stages.PREDICT):
                 labels, scores = system.predict_scored(todo)
             fresh = {
-                d.fingerprint: _LABELS.put((model_key, d.fingerprint), (list(lab), score))
+                d.fingerprint: _LABELS.put((model_key, d.fingerprint), (_pack(lab), score))
                 for d, lab, score in zip(
                     todo, labels, scores if scores is not None else [None] * len(todo), strict=True
                 )
@@ -284,7 +306,7 @@ class _Model:
                 for d, hit in zip(test, known, strict=True)
             ]
         scored = [score for _, score in known]
-        return [lab for lab, _ in known], (
+        return [_unpack(lab) for lab, _ in known], (
             None if any(score is None for score in scored) else scored  # type: ignore[misc]
         )
 
