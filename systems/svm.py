@@ -60,6 +60,7 @@ import scipy.sparse as sp
 
 from corpora.model import OUTSIDE, PHI, Document
 from infra import memo
+from infra.memory import trim_heap
 from systems.base import (
     FitContext,
     System,
@@ -366,7 +367,14 @@ class FeatureSVM(System):
             )
             self.first_ = self._first_stage().fit(documents)
         self.generation_ = FEATURE_SPACE.generation
+        evicted = FEATURE_SPACE.evictions
         design = self._design(documents, first_labels)
+        if FEATURE_SPACE.evictions > evicted:
+            # the training notes' encodings outgrew their memo, which now holds the last of
+            # them only (a next pass over these notes evicts them before reading them): its
+            # memory goes back before liblinear copies the training matrix, the fit's peak
+            FEATURE_SPACE.forget_encodings()
+            trim_heap()
         self.columns_ = design.columns
         classes = np.unique(design.y_all)
         # class weights from every token; none at all when there is nothing to separate

@@ -97,6 +97,15 @@ class FeatureSpace:
     def __len__(self) -> int:
         return len(self.names)
 
+    @property
+    def evictions(self) -> int:
+        """Encodings the memo has evicted so far: a pass over more notes than it holds."""
+        return self._encoded.evictions
+
+    def forget_encodings(self) -> None:
+        """Empty the encodings memo (what it holds is recomputed when read again)."""
+        self._encoded.clear()
+
     def encode(self, feature: FeatureClass, document: Document) -> Encoded:
         """(indptr, indices) of ``feature`` on ``document``: CSR rows of global feature ids
         (both int32, read-only)."""

@@ -325,3 +325,17 @@ def test_candidates_share_one_training_matrix_during_model_selection(monkeypatch
     assert len(built) == 3
     assert all((a == b).all() for a, b in zip(alone, shared, strict=True))
     assert len(svm_module._DESIGNS) == 0
+
+
+def test_encodings_that_outgrow_their_memo_are_dropped_before_liblinear(monkeypatch) -> None:
+    """A training set whose encoded features do not fit the memo leaves it holding only
+    their tail, which the next pass would evict unread: the fit empties it before
+    liblinear copies the matrix (its peak), and the model is the same."""
+    train, test = notes(30, seed=7), notes(5, seed=8)
+    plain = LocalContextSVM(features=NO_NLTK).fit(train).predict(test)
+    FEATURE_SPACE.forget_encodings()
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "budget", 20_000)
+    evicted = FEATURE_SPACE.evictions
+    model = LocalContextSVM(features=NO_NLTK).fit(train)
+    assert FEATURE_SPACE.evictions > evicted and len(FEATURE_SPACE._encoded) == 0
+    assert model.predict(test) == plain
