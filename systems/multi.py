@@ -525,6 +525,18 @@ class MultiDeidentifier(System):
             if self.meta_features
             else []
         )
+        # each base's feature names for a label: its own decision, the previous token's and
+        # the next token's (made once per label, not per token)
+        named: list[dict[str, tuple[str, str, str]]] = [{} for _ in names]
+
+        def name_of(s: int, label: str) -> tuple[str, str, str]:
+            got = named[s].get(label)
+            if got is None:
+                base = names[s]
+                got = (f"{base}={label}", f"{base}-1={label}", f"{base}+1={label}")
+                named[s][label] = got
+            return got
+
         rows: list[dict[str, float]] = []
         for d, doc in enumerate(documents):
             n = len(doc.tokens)
@@ -537,13 +549,14 @@ class MultiDeidentifier(System):
                 row: dict[str, float] = {}
                 votes = 0
                 for s, name in enumerate(names):
-                    label = decisions[s][i]
-                    row[f"{name}={label}"] = 1.0
+                    labels = decisions[s]
+                    label = labels[i]
+                    row[name_of(s, label)[0]] = 1.0
                     votes += label != OUTSIDE
-                    for o in (-1, 1):
-                        j = i + o
-                        if 0 <= j < n and decisions[s][j] != OUTSIDE:
-                            row[f"{name}{o:+d}={decisions[s][j]}"] = 1.0
+                    if i > 0 and labels[i - 1] != OUTSIDE:
+                        row[name_of(s, labels[i - 1])[1]] = 1.0
+                    if i + 1 < n and labels[i + 1] != OUTSIDE:
+                        row[name_of(s, labels[i + 1])[2]] = 1.0
                     doc_scores = scores[s]
                     if doc_scores is not None:
                         reached = int(np.searchsorted(cuts[name], doc_scores[i], side="right"))
