@@ -369,10 +369,11 @@ class FeatureSVM(System):
         self.generation_ = FEATURE_SPACE.generation
         evicted = FEATURE_SPACE.evictions
         design = self._design(documents, first_labels)
-        if FEATURE_SPACE.evictions > evicted:
+        if FEATURE_SPACE.evictions > evicted and not selecting():
             # the training notes' encodings outgrew their memo, which now holds the last of
             # them only (a next pass over these notes evicts them before reading them): its
             # memory goes back before liblinear copies the training matrix, the fit's peak
+            # (not between candidates, which read the memo in the same order again)
             FEATURE_SPACE.forget_encodings()
             trim_heap()
         self.columns_ = design.columns
