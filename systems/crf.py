@@ -49,7 +49,7 @@ from systems.base import ITEM_SEQUENCES_MEMO, FitContext, System, Tags, register
 from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
-from systems.illinois import Rows, TwoStage, jackknife_labels, jackknife_left_out
+from systems.illinois import Rows, TwoStage, jackknife
 
 if TYPE_CHECKING:
     from sklearn_crfsuite import CRF
@@ -491,7 +491,7 @@ class CrfSystem(System):
         tags = [bio_tags(d) for d in documents]
         self.left_out_: LeftOut | None = None
         if self.two_stage:
-            jackknife = (
+            first_labels, self.left_out_ = jackknife(
                 self._first_stage(),
                 documents,
                 self.inner_folds,
@@ -499,8 +499,6 @@ class CrfSystem(System):
                 self.group_by,
                 context,
             )
-            first_labels = jackknife_labels(*jackknife)
-            self.left_out_ = jackknife_left_out(*jackknife)
             learner.fit(documents, self._rows(documents), tags, first_labels=first_labels)
         else:
             learner.fit(documents, self._rows(documents), tags)
@@ -509,7 +507,7 @@ class CrfSystem(System):
 
     def _label_left_out(self, documents: list[Document]) -> None:
         """A two-stage CRF's shared jackknife models label its test documents for later
-        outer folds (:func:`systems.illinois.jackknife_left_out`)."""
+        outer folds (:func:`systems.illinois.jackknife`)."""
         left_out = getattr(self, "left_out_", None)
         if left_out is not None:
             left_out.label(documents)

@@ -100,44 +100,42 @@ def jackknife_labels(
     group_by: str = "auto",
     context: FitContext | None = None,
 ) -> list[list[str]]:
-    """:func:`out_of_fold_labels` for a first stage that is a system of its own (the same
-    system without its second stage), through :mod:`systems.prediction_cache`.
-
-    Under cross-validation (``context``) the jackknife models are shared between the outer
-    folds (:mod:`systems.cross_fitting`): none of them saw the note it labels or the outer
-    test fold, whose labels would otherwise reach the second stage through its features.
-    Elsewhere the folds are :func:`out_of_fold_labels`' own, with the same models."""
-    from systems import prediction_cache
-    from systems.cross_fitting import shared_plan, unzip
-
-    documents = list(documents)
-    labellers = shared_plan(documents, context, group_by, seed, n_folds)
-    if labellers is not None:
-        return prediction_cache.out_of_fold(first_stage, documents, *unzip(labellers)).labels
-    k = max_folds(documents, n_folds, group_by)
-    if k < 2:  # nothing to hold out: labelled in-sample (documented optimism)
-        return prediction_cache.fit_predict(first_stage, documents, documents).labels
-    folds = document_kfold(documents, k, seed, group_by)
-    return prediction_cache.out_of_fold(first_stage, documents, folds).labels
+    """The first-stage labels of :func:`jackknife` (same arguments)."""
+    return jackknife(first_stage, documents, n_folds, seed, group_by, context)[0]
 
 
-def jackknife_left_out(
+def jackknife(
     first_stage: System,
     documents: Sequence[Document],
     n_folds: int = 2,
     seed: int = 0,
     group_by: str = "auto",
     context: FitContext | None = None,
-) -> LeftOut:
-    """The jackknife models of :func:`jackknife_labels` (same arguments) that later outer
-    folds ask to label this fit's test documents: the second-stage system labels them
-    when it labels its test documents (:class:`systems.cross_fitting.LeftOut`), so those
-    models are never fitted twice."""
-    from systems.cross_fitting import left_out, shared_plan
+) -> tuple[list[list[str]], LeftOut]:
+    """:func:`out_of_fold_labels` for a first stage that is a system of its own (the same
+    system without its second stage), through :mod:`systems.prediction_cache`; and the
+    jackknife models that later outer folds ask to label this fit's test documents.
 
-    plan = shared_plan(list(documents), context, group_by, seed, n_folds)
-    fitted = [(first_stage, n) for n in range(len(plan or ()))]
-    return left_out(fitted, list(documents), plan, context, group_by)
+    Under cross-validation (``context``) the jackknife models are shared between the outer
+    folds (:mod:`systems.cross_fitting`): none of them saw the note it labels or the outer
+    test fold, whose labels would otherwise reach the second stage through its features.
+    The second-stage system labels its test documents with the models that later outer
+    folds ask for them (:class:`systems.cross_fitting.LeftOut`), so none is fitted twice.
+    Elsewhere the folds are :func:`out_of_fold_labels`' own, with the same models."""
+    from systems import prediction_cache
+    from systems.cross_fitting import LeftOut, left_out, shared_plan, unzip
+
+    documents = list(documents)
+    labellers = shared_plan(documents, context, group_by, seed, n_folds)
+    if labellers is not None:
+        labels = prediction_cache.out_of_fold(first_stage, documents, *unzip(labellers)).labels
+        fitted = [(first_stage, n) for n in range(len(labellers))]
+        return labels, left_out(fitted, documents, labellers, context, group_by)
+    k = max_folds(documents, n_folds, group_by)
+    if k < 2:  # nothing to hold out: labelled in-sample (documented optimism)
+        return prediction_cache.fit_predict(first_stage, documents, documents).labels, LeftOut()
+    folds = document_kfold(documents, k, seed, group_by)
+    return prediction_cache.out_of_fold(first_stage, documents, folds).labels, LeftOut()
 
 
 def augment_rows(

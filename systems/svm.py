@@ -53,7 +53,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -80,7 +80,10 @@ from systems.features.statdeid import (
     build,
     unavailable_reason,
 )
-from systems.illinois import jackknife_labels
+from systems.illinois import jackknife
+
+if TYPE_CHECKING:
+    from systems.cross_fitting import LeftOut
 
 log = logging.getLogger(__name__)
 
@@ -258,6 +261,11 @@ class FeatureSVM(System):
         first = getattr(self, "first_", None)
         if first is None:
             return x
+        # the shared jackknife models that later outer folds ask for these notes label them
+        # now (systems.illinois.jackknife), while they are at hand
+        left_out = getattr(self, "left_out_", None)
+        if left_out is not None:
+            left_out.label(documents)
         # the first stage was fitted on the same notes and features, so it has the same
         # columns: it labels this very matrix instead of building its own
         return self._with_context(x, documents, first._labels(x, documents)[0], fit=False)
@@ -355,6 +363,7 @@ class FeatureSVM(System):
         self.check_params()
         documents = list(documents)
         self.first_: FeatureSVM | None = None
+        self.left_out_: LeftOut | None = None
         first_labels: list[list[str]] | None = None
         if self.two_stage:
             # the second stage learns from first-stage labels of its training notes made by
@@ -362,7 +371,7 @@ class FeatureSVM(System):
             # where known; shared between the outer folds under cross-validation): labels
             # predicted by a model trained on the same notes are nearly perfect, and the
             # second stage would learn to trust them blindly (systems.illinois)
-            first_labels = jackknife_labels(
+            first_labels, self.left_out_ = jackknife(
                 self._first_stage(), documents, STAGE_FOLDS, self.seed, self.group_by, context
             )
             self.first_ = self._first_stage().fit(documents)
