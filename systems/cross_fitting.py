@@ -242,7 +242,9 @@ class LeftOut:
     of the fold this fit leaves out: its test documents, which the fit never sees.  The
     fitted system calls :meth:`label` with the documents it labels, and those of the
     left-out fold are labelled (and remembered, :func:`systems.prediction_cache.remember`)
-    by each model while it is still kept, so no later outer fold fits it again."""
+    by each model while it is still kept, so no later outer fold fits it again.  The notes
+    are told by their groups, so a test variant's notes (``--test-variant``), which share
+    them, are labelled too: a labelling no fold reads, the price of not refitting."""
 
     groups: frozenset[str] = frozenset()
     group_by: str = "auto"
