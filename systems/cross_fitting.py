@@ -76,7 +76,7 @@ class Labeller:
     keep_model: bool = False
     prefetch: tuple[int, ...] = ()
     #: Another outer fold of the block labels the left-out fold's documents with this
-    #: model: label them while it is at hand (:func:`left_out_groups` finds them).
+    #: model: label them while it is at hand (:class:`LeftOut`).
     left_out: bool = False
 
 
