@@ -92,18 +92,6 @@ def out_of_fold_labels(
     return [p for p in out if p is not None]
 
 
-def jackknife_labels(
-    first_stage: System,
-    documents: Sequence[Document],
-    n_folds: int = 2,
-    seed: int = 0,
-    group_by: str = "auto",
-    context: FitContext | None = None,
-) -> list[list[str]]:
-    """The first-stage labels of :func:`jackknife` (same arguments)."""
-    return jackknife(first_stage, documents, n_folds, seed, group_by, context)[0]
-
-
 def jackknife(
     first_stage: System,
     documents: Sequence[Document],
@@ -221,7 +209,7 @@ class TwoStage:
         first_labels: Sequence[Sequence[str]] | None = None,
     ) -> TwoStage:
         """Fit both stages; ``first_labels`` are the training documents' out-of-fold
-        first-stage labels where the caller made them (:func:`jackknife_labels`), else
+        first-stage labels where the caller made them (:func:`jackknife`), else
         they are made here (:func:`out_of_fold_labels`)."""
         first_rows = self._first_input(documents, rows)
         first = self.make_learner()

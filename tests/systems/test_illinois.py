@@ -248,7 +248,7 @@ def test_jackknife_under_cross_validation_never_trains_on_the_outer_test_fold(
     from corpora.folds import kfold
     from corpora.model import Span
     from systems.base import FitContext, System
-    from systems.illinois import jackknife_labels
+    from systems.illinois import jackknife
 
     monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path / "cache"))
     fits: list[set[str]] = []
@@ -286,7 +286,7 @@ def test_jackknife_under_cross_validation_never_trains_on_the_outer_test_fold(
         left_out = {groups[i] for i in test}
         train = [d for i, d in enumerate(docs) if i not in set(test)]
         before = len(fits)
-        labels = jackknife_labels(Spy(), train, 2, 0, "auto", context)
+        labels = jackknife(Spy(), train, 2, 0, "auto", context)[0]
         assert labels == gold_labels(train)
         assert all(seen.isdisjoint(left_out) for seen in fits[before:])
     assert len({frozenset(f) for f in fits}) == 4  # one model per block of outer folds
