@@ -363,13 +363,9 @@ class BlockRecorder(RecordingSystem):
         return super().score_tokens(documents)
 
 
-def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
-    toy_systems,
-) -> None:
-    """Under cross-validation every candidate's inner models are the block models of
-    :mod:`systems.cross_fitting`: each fitted once for the whole run whatever the number
-    of outer folds it serves, none trained on a note it labels or on the test notes of an
-    outer fold whose selection reads it."""
+def _recorded_tuned_run() -> tuple[Any, Any]:
+    """A tuned :class:`BlockRecorder` cross-validated over six outer folds of 18 patients,
+    its records emptied first; the corpus and the run's result (no failure)."""
     from systems.base import register, unregister
 
     BlockRecorder.FITS.clear()
@@ -381,6 +377,17 @@ def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
     finally:
         unregister(BlockRecorder.name)
     assert not result.failures
+    return corpus, result
+
+
+def test_cross_validated_tuning_shares_its_inner_models_between_outer_folds(
+    toy_systems,
+) -> None:
+    """Under cross-validation every candidate's inner models are the block models of
+    :mod:`systems.cross_fitting`: each fitted once for the whole run whatever the number
+    of outer folds it serves, none trained on a note it labels or on the test notes of an
+    outer fold whose selection reads it."""
+    corpus, result = _recorded_tuned_run()
     patient = {d.id: d.metadata["patient"] for d in corpus.documents}
     tests = [{corpus.documents[i].id for i in s.test} for s in result.splits["toy"]]
     trainings = [set(patient) - t for t in tests]
@@ -411,7 +418,6 @@ def test_no_block_model_is_fitted_twice_when_none_is_kept_between_outer_folds(
     folds (as when they outgrow their memory), each is still fitted once."""
     from bench.training.tuning import Tuned
     from systems import prediction_cache
-    from systems.base import register, unregister
 
     fit = Tuned.fit
 
@@ -420,14 +426,7 @@ def test_no_block_model_is_fitted_twice_when_none_is_kept_between_outer_folds(
         return fit(self, documents, context)
 
     monkeypatch.setattr(Tuned, "fit", forgetful)
-    BlockRecorder.FITS.clear()
-    corpus = make_corpus(36, notes_per_patient=2)
-    register(BlockRecorder)
-    try:
-        result = _tuned_result("toy-block-recorder", (), corpus, folds=6)
-    finally:
-        unregister(BlockRecorder.name)
-    assert not result.failures
+    corpus, result = _recorded_tuned_run()
     tests = [{corpus.documents[i].id for i in s.test} for s in result.splits["toy"]]
     trainings = [{d.id for d in corpus.documents} - t for t in tests]
     inner = [(c, f) for c, f in BlockRecorder.FITS if set(f) not in trainings]

@@ -224,11 +224,7 @@ def test_two_stage_jackknife_models_are_fitted_once_over_the_outer_folds(monkeyp
     folds and label this fold's test notes when the system labels them, so with every
     fitted model forgotten between outer folds each is still fitted once: two fits per
     outer fold (the stages) and one per block."""
-    import dataclasses
-
-    from corpora.folds import kfold
-    from systems import prediction_cache
-    from systems.base import FitContext, fit_with_context
+    from tests.systems.forgetful_folds import forgetful_cross_validation, with_patients
 
     monkeypatch.setenv("DEID_BENCH_NO_CACHE", "1")
     fitted: list[frozenset[str]] = []
@@ -239,22 +235,10 @@ def test_two_stage_jackknife_models_are_fitted_once_over_the_outer_folds(monkeyp
         return fit(self, documents, rows, labels)
 
     monkeypatch.setattr(CrfLearner, "fit", counting)
-    docs = [
-        dataclasses.replace(d, metadata={"patient": f"p{i // 2}"})
-        for i, d in enumerate(notes(36, seed=5))
-    ]
-    groups = [d.metadata["patient"] for d in docs]
-    folds = kfold(len(docs), 6, 0, groups)
-    context = FitContext(tuple(tuple(sorted({groups[i] for i in t})) for _, t in folds))
-    outer = []
-    for train_idx, test_idx in folds:
-        system = get_system("crf", two_stage=True, max_iterations=3)
-        fit_with_context(system, [docs[i] for i in train_idx], context)
-        outer.append(frozenset(docs[i].id for i in train_idx))
-        check_predictions(
-            [docs[i] for i in test_idx], system.predict([docs[i] for i in test_idx]), "crf"
-        )
-        prediction_cache._MODELS.clear()
+    outer = forgetful_cross_validation(
+        lambda: get_system("crf", two_stage=True, max_iterations=3),
+        with_patients(notes(36, seed=5)),
+    )
     assert sorted(fitted.count(o) for o in outer) == [2] * 6
     jackknife = [f for f in fitted if f not in outer]
     assert len(jackknife) == len(set(jackknife)) == 6

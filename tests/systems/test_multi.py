@@ -539,24 +539,17 @@ def test_no_model_is_fitted_twice_and_no_note_ruled_twice_over_the_outer_folds(t
     remembered: with no fitted model kept between outer folds (as when the models outgrow
     their memory), each is still fitted once.  A rule base labels each note once, whatever
     number of outer folds it is a training or test note of."""
-    from corpora.folds import kfold
-    from systems.base import FitContext
+    from tests.systems.forgetful_folds import forgetful_cross_validation
 
     register(CountingCaps)
     CountingCaps.labelled = []
     try:
         docs = _docs(36)
-        groups = [d.metadata["patient"] for d in docs]
-        folds = kfold(len(docs), 6, 0, groups)
-        context = FitContext(tuple(tuple(sorted({groups[i] for i in t})) for _, t in folds))
-        cells = []
-        for train_idx, test_idx in folds:
-            train = [docs[i] for i in train_idx]
-            cells.append(frozenset(d.fingerprint for d in train))
-            multi = MultiDeidentifier(bases="test-counting-caps,test-counting-memorizer")
-            multi.fit(train, context)
-            assert len(multi.predict([docs[i] for i in test_idx])) == len(test_idx)
-            prediction_cache._MODELS.clear()
+        outer = forgetful_cross_validation(
+            lambda: MultiDeidentifier(bases="test-counting-caps,test-counting-memorizer"), docs
+        )
+        ids = {d.id: d.fingerprint for d in docs}
+        cells = [frozenset(ids[i] for i in training) for training in outer]
         fits = [frozenset(f) for f in CountingMemorizer.fitted]
         inner = [f for f in fits if f not in cells]
         assert sorted(fits.count(c) for c in cells) == [1] * 6

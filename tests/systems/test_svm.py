@@ -348,12 +348,8 @@ def test_two_stage_svm_jackknife_models_are_fitted_once_over_the_outer_folds(
     """The two-stage SVM (``mega``'s option) shares its jackknife models between outer
     folds and labels its test notes with those that later outer folds ask for them, so
     with every fitted model forgotten between outer folds each is still fitted once."""
-    import dataclasses
-
-    from corpora.folds import kfold
-    from systems import prediction_cache
-    from systems.base import FitContext, fit_with_context
     from systems.svm import FeatureSVM
+    from tests.systems.forgetful_folds import forgetful_cross_validation, with_patients
 
     monkeypatch.setenv("DEID_BENCH_NO_CACHE", "1")
     fitted: list[tuple[bool, frozenset[str]]] = []
@@ -364,20 +360,10 @@ def test_two_stage_svm_jackknife_models_are_fitted_once_over_the_outer_folds(
         return fit(self, documents, context)
 
     monkeypatch.setattr(FeatureSVM, "fit", counting)
-    docs = [
-        dataclasses.replace(d, metadata={"patient": f"p{i // 2}"})
-        for i, d in enumerate(notes(36, seed=9))
-    ]
-    groups = [d.metadata["patient"] for d in docs]
-    folds = kfold(len(docs), 6, 0, groups)
-    context = FitContext(tuple(tuple(sorted({groups[i] for i in t})) for _, t in folds))
-    outer = []
-    for train_idx, test_idx in folds:
-        system = get_system("mega", sources="mist", two_stage=True)
-        fit_with_context(system, [docs[i] for i in train_idx], context)
-        outer.append(frozenset(docs[i].id for i in train_idx))
-        assert len(system.predict([docs[i] for i in test_idx])) == len(test_idx)
-        prediction_cache._MODELS.clear()
+    outer = forgetful_cross_validation(
+        lambda: get_system("mega", sources="mist", two_stage=True),
+        with_patients(notes(36, seed=9)),
+    )
     assert sorted(fitted.count((True, o)) for o in outer) == [1] * 6
     jackknife = [f for two, f in fitted if not two and f not in outer]
     assert len(jackknife) == len(set(jackknife)) == 6
