@@ -388,11 +388,8 @@ class MultiDeidentifier(System):
             self.cross_fitting_ = f"{len(folds)} inner folds"
         self.inner_groups_ = len(folds)
         bases = [self._make_base(system, params) for _, system, params in parse_bases(self.bases)]
-        fitted = range(len(labellers or ()))
-        self.left_out_ = [
-            left_out([(base, n) for n in fitted], documents, labellers, context, self.group_by)
-            for base in bases
-        ]
+        fitted = [(base, n) for base in bases for n in range(len(labellers or ()))]
+        self.left_out_ = left_out(fitted, documents, labellers, context, self.group_by)
         with stages.stage(stages.INNER):
             return [
                 prediction_cache.out_of_fold(base, documents, folds, keep, prefetch)
@@ -612,7 +609,8 @@ class MultiDeidentifier(System):
         self, documents: Sequence[Document]
     ) -> tuple[list[list[str]], list[np.ndarray]]:
         start = time.perf_counter()
-        for pending in getattr(self, "left_out_", ()):  # its test notes, for later folds
+        pending = getattr(self, "left_out_", None)
+        if pending is not None:  # its test notes, for the later outer folds
             pending.label(documents)
         self.seconds_["inner_cross_fitting"] += time.perf_counter() - start
         per_base = [self._base_labels(i, documents) for i in range(len(self.base_specs_))]
