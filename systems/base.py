@@ -491,6 +491,10 @@ class SystemEntry:
     #: Its choices (the system's :meth:`System.search_space` and threshold) are always
     #: made inside the training folds, as ``--tune`` makes them, with or without it.
     tuned: bool = False
+    #: The objective those choices maximize where the preset states its own (an operating
+    #: point is part of what it promises, e.g. ``recall@precision=0.85``); empty: the run's
+    #: ``--objective``.
+    objective: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "description", self.description or self.cls.description)
@@ -560,6 +564,7 @@ def register_preset(
     departures: str = "",
     configured: bool = False,
     tuned: bool = False,
+    objective: str = "",
 ) -> SystemEntry:
     """Register ``cls`` with ``params`` as the system ``name`` (a preset, see
     :class:`SystemEntry`); the parameters are checked against ``cls``'s constructor first."""
@@ -572,6 +577,7 @@ def register_preset(
         configured=configured,
         preset=True,
         tuned=tuned,
+        objective=objective,
     )
     # a preset replaces a preset of the same name (a configuration file read again); a
     # name taken by a system class is an error (SystemEntry.identity)

@@ -173,7 +173,7 @@ class MultiDeidentifier(System):
         by patient where known); the runner passes the run's ``--group-by``.
     cross_fitting:
         ``"shared"`` (the default): under cross-validation, the inner models are shared
-        between the outer folds (:mod:`systems.cross_fitting`), which costs 1.71x the
+        between the outer folds (:mod:`systems.cross_fitting`), which costs 1.50x the
         bases' own fits instead of 2.28x in the default run; its F does not differ from
         per-fold cross-fitting's (99.468 vs 99.470 on ``authentic``, p = 0.93; 99.448 vs
         99.423 on ``unseen``, p = 0.23, approximate randomization over documents, side by

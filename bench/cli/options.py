@@ -280,9 +280,10 @@ def _tuning_options(p: argparse.ArgumentParser) -> None:
         "--objective",
         type=objective,
         metavar="f1|f2|precision@recall=R|recall@precision=P",
-        default=DEFAULT_OBJECTIVE,
-        help="what --tune maximizes (default f2: a missed PHI leaks, a false alarm only "
-        "redacts a word)",
+        default=None,
+        help=f"what --tune maximizes (default {DEFAULT_OBJECTIVE}: a missed PHI leaks, a false "
+        "alarm only redacts a word; a preset that states its own objective keeps it, and "
+        "refuses another given here)",
     )
     p.add_argument(
         "--inner-folds",

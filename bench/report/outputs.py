@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.documents import DOCUMENTS_FILE, document_counts
-from bench.run.run_types import RunResult, UsageError
+from bench.run.run_types import RunResult, UsageError, tuning_objective
 from corpora.model import OUTSIDE, PHI
 from infra import cache
 
@@ -104,7 +104,8 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "test_variant": cfg.test_variant,
         "tune": cfg.tune,
         "tuned_systems": tuned,
-        "objective": cfg.objective if tuned else None,
+        # the run's; a preset with its own says so in its system entry (``objective``)
+        "objective": tuning_objective(cfg) if tuned else None,
         "inner_folds": cfg.inner_folds if tuned else None,
         "augment": list(cfg.augment),
         "extra_training": cfg.extra_training,

@@ -744,6 +744,24 @@ def dominance_report_section(report: ReportInput) -> list[str]:
     return dominance_section(report.result)
 
 
+def objective_text(info: Mapping[str, Any]) -> str:
+    """"objective `f2`", naming the systems that keep their own (a preset's operating
+    point, e.g. ``recall@precision=0.85``)."""
+    run = info.get("objective")
+    tuned = info.get("tuned_systems") or ()
+    own = {
+        name: system["objective"]
+        for name, system in (info.get("systems") or {}).items()
+        if name in tuned and system.get("objective") not in (None, run)
+    }
+    if not own:
+        return f"objective `{run}`"
+    theirs = "; ".join(f"`{o}` for `{n}`" for n, o in own.items())
+    if len(own) == len(tuned):
+        return f"objective {theirs}"
+    return f"objective `{run}` ({theirs})"
+
+
 def tuning_section(report: ReportInput) -> list[str]:
     table = tuned_table(report.info)
     if not table:
@@ -753,7 +771,7 @@ def tuning_section(report: ReportInput) -> list[str]:
         "",
         "Hyperparameters and decision thresholds selected by an inner cross-validation on "
         "each outer fold's training documents only (the test fold never reaches "
-        f"selection), objective `{report.info.get('objective')}`.  Inner score, P and R are "
+        f"selection), {objective_text(report.info)}.  Inner score, P and R are "
         "the chosen candidate's, on the out-of-fold decisions of the training documents.",
         "",
         table,
@@ -1096,7 +1114,7 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
             else ("always, for " + ", ".join(f"`{s}`" for s in info["tuned_systems"]))
         )
         lines.append(
-            f"- Tuning: inside the training folds, objective `{info.get('objective')}` "
+            f"- Tuning: inside the training folds, {objective_text(info)} "
             f"({how}; {_inner_folds(info)}, "
             f"successive halving over each grid, judged on the held-out inner "
             f"parts: {', '.join(judged)}"

@@ -73,6 +73,8 @@ def configurations(run: Mapping[str, Any]) -> dict[str, str]:
     for name, system in (run.get("systems") or {}).items():
         # a system's own augmentation (--param NAME.augment) replaces the run's
         own = {"augment": system["augment"]} if "augment" in system else {}
+        if "objective" in system:  # a preset's own objective replaces the run's
+            own["objective"] = system["objective"]
         conf = {
             "registered": system.get("registered", name),
             "params": system.get("params", {}),

@@ -27,6 +27,7 @@ from bench.run.run_types import (
     UsageError,
     check_not_reserved,
     check_objective,
+    tuning_objective,
 )
 from corpora.folds import GROUP_BY_CHOICES, group_labels
 from corpora.model import Corpus, Document
@@ -144,10 +145,11 @@ def validate_config(config: RunConfig) -> None:
         raise UsageError("--folds must be at least 2")
     if config.group_by not in GROUP_BY_CHOICES:
         raise UsageError(f"--group-by {config.group_by!r}: use {', '.join(GROUP_BY_CHOICES)}")
-    try:
-        check_objective(config.objective)
-    except ValueError as exc:
-        raise UsageError(f"--objective: {exc}") from None
+    if config.objective is not None:
+        try:
+            check_objective(config.objective)
+        except ValueError as exc:
+            raise UsageError(f"--objective: {exc}") from None
     if config.inner_folds < 2:
         raise UsageError(f"--inner-folds must be at least 2: {config.inner_folds}")
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
@@ -270,15 +272,35 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
     if augment != tuple(config.augment) and not tags.requires_training:
         raise UsageError(f"--param {name}.augment: {name!r} is not trained")
     _check_available(name, instance, asked)
+    wrappers = _wrappers(instance, config, augment, _objective(name, entry, config), entry.tuned)
     return SystemSpec(
         name,
         cls,
         params,
         tags,
-        _wrappers(instance, config, augment, tuned=entry.tuned),
+        wrappers,
         entry=entry,
         augment=augment if tags.requires_training else (),
     )
+
+
+def _objective(name: str, entry: SystemEntry, config: RunConfig) -> str:
+    """What ``name``'s tuning maximizes: its preset's own objective, else the run's.  A
+    preset's operating point is part of what it promises, so an ``--objective`` given for
+    the run that differs from it cannot be honoured for it and is refused."""
+    if not entry.objective:
+        return tuning_objective(config)
+    try:
+        check_objective(entry.objective)
+    except ValueError as exc:
+        raise UsageError(f"system {name!r}: {exc}") from None
+    if config.objective is not None and config.objective != entry.objective:
+        raise UsageError(
+            f"--objective {config.objective}: {name!r} chooses by its own objective "
+            f"{entry.objective}; run it without --objective, or run its system class with "
+            "--tune"
+        )
+    return entry.objective
 
 
 def _check_available(name: str, system: Any, asked: bool) -> None:
@@ -320,7 +342,7 @@ def _system_augment(name: str, value: Any) -> tuple[str, ...]:
 
 
 def _wrappers(
-    system: Any, config: RunConfig, augment: tuple[str, ...], tuned: bool = False
+    system: Any, config: RunConfig, augment: tuple[str, ...], objective: str, tuned: bool = False
 ) -> tuple[tuple[type, Mapping[str, Any]], ...]:
     """The run-level wrappers of a learned system, innermost first: augmentation (the run's
     or the system's own ``augment``), then the extra training documents (augmented with the
@@ -345,7 +367,7 @@ def _wrappers(
             (
                 Tuned,
                 {
-                    "objective": config.objective,
+                    "objective": objective,
                     "inner_folds": config.inner_folds,
                     "group_by": config.group_by,
                     "seed": config.seed,

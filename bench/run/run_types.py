@@ -51,6 +51,11 @@ PRECISION_OBJECTIVE = "recall@precision="
 DEFAULT_INNER_FOLDS = 2
 
 
+def tuning_objective(config: RunConfig) -> str:
+    """The objective of the run's tuned systems that state none of their own."""
+    return config.objective or DEFAULT_OBJECTIVE
+
+
 def check_objective(name: str) -> str:
     """``name`` if it is an objective :mod:`bench.training.tuning` knows, else a ``ValueError``
     naming them: one of :data:`OBJECTIVES`, ``precision@recall=R`` or ``recall@precision=P``
@@ -145,7 +150,10 @@ class RunConfig:
     test_variant: str | None = None
     #: Choose each learned system's hyperparameters inside the training folds.
     tune: bool = False
-    objective: str = DEFAULT_OBJECTIVE
+    #: What tuning maximizes; ``None``: :data:`DEFAULT_OBJECTIVE`, and a preset that states
+    #: its own (:attr:`systems.base.SystemEntry.objective`) keeps it.  A value given
+    #: explicitly holds for every tuned system, so a preset of another objective refuses it.
+    objective: str | None = None
     #: Folds of ``--tune``'s inner cross-validation (:data:`DEFAULT_INNER_FOLDS`).
     inner_folds: int = DEFAULT_INNER_FOLDS
     #: Variant transforms whose copies of the training documents are added to training.

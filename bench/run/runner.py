@@ -29,6 +29,7 @@ from bench.run.run_types import (
     CellOutcome,
     RunConfig,
     RunResult,
+    SystemSpec,
     UsageError,
 )
 from bench.run.schedule import workers_for
@@ -139,6 +140,7 @@ def _system_descriptions(plan: Plan, outcomes: list[CellOutcome]) -> dict[str, d
             "params": dict(spec.params),
             "tags": spec.tags.as_dict(),
             "wrappers": [w.__name__ for w, _ in spec.wrappers],
+            **_objective(spec),
             "augment": list(spec.augment),
             "requires_training": spec.tags.requires_training,
             "external": spec.cls.external,
@@ -148,6 +150,14 @@ def _system_descriptions(plan: Plan, outcomes: list[CellOutcome]) -> dict[str, d
         }
         for name, spec in plan.systems.items()
     }
+
+
+def _objective(spec: SystemSpec) -> dict[str, str]:
+    """A tuned system's objective (a preset may keep its own, not the run's)."""
+    for _, params in spec.wrappers:
+        if "objective" in params:
+            return {"objective": params["objective"]}
+    return {}
 
 
 def _external_setup(system: str, outcomes: list[CellOutcome]) -> dict[str, Any]:

@@ -431,3 +431,30 @@ def test_no_block_model_is_fitted_twice_when_none_is_kept_between_outer_folds(
     trainings = [{d.id for d in corpus.documents} - t for t in tests]
     inner = [(c, f) for c, f in BlockRecorder.FITS if set(f) not in trainings]
     assert len(inner) == len(set(inner)) == 2 * 6
+
+
+def test_a_preset_keeps_its_own_objective_and_refuses_another(toy_systems) -> None:
+    """A preset whose operating point is part of what it promises (``recall@precision``) is
+    tuned by it in any run, beside systems tuned by the run's objective; an ``--objective``
+    that differs cannot be honoured for it and is refused before any work; the report says
+    which system chose by what."""
+    from systems.base import register_preset, unregister
+
+    register_preset(
+        "toy-floor", RecordingSystem, {}, "floored", tuned=True, objective="recall@precision=0.9"
+    )
+    try:
+        result = _tuned_result("toy-floor,toy-recording", ())
+        info = {o.system: o.info for o in result.outcomes if o.fold == 0}
+        assert info["toy-floor"]["objective"] == "recall@precision=0.9"
+        assert info["toy-recording"]["objective"] == "f2"  # the run's default
+        assert result.systems["toy-floor"]["objective"] == "recall@precision=0.9"
+        meta = run_info(result, ["python", "-m", "bench", "run"])
+        assert meta["objective"] == "f2"
+        text = render_report(result, meta)
+        assert "objective `f2` (`recall@precision=0.9` for `toy-floor`)" in text
+        with pytest.raises(UsageError, match="'toy-floor' chooses by its own objective"):
+            resolve_systems(["toy-floor"], RunConfig(objective="f1"))
+        assert resolve_systems(["toy-floor"], RunConfig(objective="recall@precision=0.9"))
+    finally:
+        unregister("toy-floor")
