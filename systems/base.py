@@ -495,6 +495,10 @@ class SystemEntry:
     #: point is part of what it promises, e.g. ``recall@precision=0.85``); empty: the run's
     #: ``--objective``.
     objective: str = ""
+    #: The transformed training copies it always trains with, as ``--augment`` names them
+    #: (a preset's own augmentation, which replaces the run's as ``--param NAME.augment``
+    #: does); empty: the run's.
+    augment: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "description", self.description or self.cls.description)
@@ -565,6 +569,7 @@ def register_preset(
     configured: bool = False,
     tuned: bool = False,
     objective: str = "",
+    augment: str = "",
 ) -> SystemEntry:
     """Register ``cls`` with ``params`` as the system ``name`` (a preset, see
     :class:`SystemEntry`); the parameters are checked against ``cls``'s constructor first."""
@@ -578,6 +583,7 @@ def register_preset(
         preset=True,
         tuned=tuned,
         objective=objective,
+        augment=augment,
     )
     # a preset replaces a preset of the same name (a configuration file read again); a
     # name taken by a system class is an error (SystemEntry.identity)

@@ -257,6 +257,8 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
     cls = entry.cls
     params = {**entry.params, **dict(config.system_params.get(name, {}))}
     augment = tuple(config.augment)
+    if entry.augment:  # a preset's own copies, unless --param NAME.augment says otherwise
+        params.setdefault(AUGMENT_PARAM, entry.augment)
     if AUGMENT_PARAM in params and AUGMENT_PARAM not in cls._param_names():
         augment = _system_augment(name, params.pop(AUGMENT_PARAM))
     if "group_by" in cls._param_names() and "group_by" not in params:

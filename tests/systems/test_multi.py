@@ -515,11 +515,11 @@ def test_all_runs_the_systems_not_their_presets() -> None:
 def test_the_default_multi_shares_its_inner_models_between_outer_folds() -> None:
     """Block models shared between outer folds gave the default run the same F as per-fold
     cross-fitting (docs/speed.md) at 1.5x the bases' fits instead of 2.3x: the default,
-    and the recommended preset's scheme."""
+    and the stack-with-the-rules preset's scheme."""
     from systems.base import SYSTEMS
 
     assert MultiDeidentifier().cross_fitting == "shared"
-    assert dict(SYSTEMS.get("recommended").params)["cross_fitting"] == "shared"
+    assert dict(SYSTEMS.get("mega-rules-stack").params)["cross_fitting"] == "shared"
 
 
 class CountingCaps(CapsArePatients):
