@@ -1133,7 +1133,7 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
         )
     if own:
         lines.append(
-            "- Augmentation of each system's own (`--param NAME.augment`): "
+            "- Augmentation of each system's own (`--param NAME.augment`, or a preset's): "
             + "; ".join(f"{n}: {describe_augment(a) if a else 'none'}" for n, a in own.items())
         )
     if info.get("extra_training"):
