@@ -299,8 +299,8 @@ def _objective(name: str, entry: SystemEntry, config: RunConfig) -> str:
     if config.objective is not None and config.objective != entry.objective:
         raise UsageError(
             f"--objective {config.objective}: {name!r} chooses by its own objective "
-            f"{entry.objective}; run it without --objective, or run its system class with "
-            "--tune"
+            f"{entry.objective}; run it without --objective, or run {entry.cls.name!r} "
+            "with --tune"
         )
     return entry.objective
 
