@@ -189,12 +189,14 @@ MEGA_WITH_DATES = "statdeid,stanford,mist,illinois,mimic,dates"
 #: The recommended configuration: the Mega SVM with date features, trained on each note, two
 #: random-string copies of it and a dictionary-surrogate copy, its cost, PHI weight and
 #: threshold chosen inside the training folds for the most recall at 90 % precision on the
-#: held-out inner notes.  Chosen on the 22 tuning patients, never on the evaluation
-#: patients (reports/README.md): the copies teach it names no list holds; trained on the
-#: other patients it found more PHI than deid.pl there at 90 % precision, where the stack
-#: with the rules (``mega-rules-stack``) did not; in a cross-validation over those patients
-#: a floor of 85 % gave 84.9 % precision on their notes, one of 90 % gave 89.6 %, with
-#: recall 96.3 and 96.0 % against deid.pl's 94.4 %.
+#: held-out inner notes.  Its floor was chosen on the 22 tuning patients
+#: (``reports/recommended-dev``; that the Mega SVM alone ranks PHI better than the stack at
+#: high recall also showed in earlier evaluation reports, reports/README.md): the copies
+#: teach it names no list holds; trained on the other patients, with a floor of 85 % it
+#: found more PHI than deid.pl there (recall 95.0 against 94.4 %, precision 90.5), where
+#: the stack with the rules (``mega-rules-stack``) found less (93.2 %); in a
+#: cross-validation over those patients a floor of 85 % gave 84.9 % precision on their
+#: notes, one of 90 % gave 89.6 %, with recall 96.3 and 96.0 %.
 RECOMMENDED = register_preset(
     "recommended",
     MegaSVM,
