@@ -21,6 +21,7 @@ within each inner fold, so each inner model sees copies of its own training part
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 from corpora.model import Document
@@ -54,31 +55,59 @@ RESERVED_FOR_TESTING: tuple[str, ...] = ("foreign",)
 MAX_COPIES = 20
 
 
-def parse_augment(text: str) -> tuple[str, ...]:
-    """``"unseen:3,surrogate"`` -> ``("unseen", "unseen", "unseen", "surrogate")``: each
-    variant as many times as copies of every training document it adds.  A value naming
-    no variant is a ``ValueError`` (a caller that means "none" says so before calling)."""
-    out: list[str] = []
+#: The most alternatives a range of copies may offer ``--tune`` (``unseen:1-3`` offers
+#: three): each is a grid axis value, multiplying the candidates fitted on the first inner
+#: fold.
+MAX_CHOICES = 6
+
+
+def parse_augment_choices(text: str) -> tuple[tuple[str, ...], ...]:
+    """The augmentations ``text`` offers, fewest copies first: ``"unseen:3,surrogate"`` ->
+    one, ``("unseen", "unseen", "unseen", "surrogate")``; ``"unseen:1-3,surrogate"`` ->
+    three, with one, two and three random-string copies, for ``--tune`` to choose between
+    inside the training folds (:class:`bench.training.tuning.Tuned`).  Each variant appears
+    as many times as copies of every training document it adds.  A value naming no variant
+    is a ``ValueError`` (a caller that means "none" says so before calling)."""
+    parts: list[list[tuple[str, ...]]] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
         name, _, count = part.partition(":")
-        if not count:
-            out.append(name.strip())
-            continue
+        name = name.strip()
+        low, dash, high = count.partition("-")
         try:
-            n = int(count)
+            lo = int(low) if count else 1
+            hi = int(high) if dash else lo
         except ValueError:
-            n = 0
-        if not 1 <= n <= MAX_COPIES:
+            lo = hi = 0
+        if not (1 <= lo <= MAX_COPIES and 1 <= hi <= MAX_COPIES) or (dash and lo >= hi):
             raise ValueError(
                 f"{part!r}: the number of copies must be a whole number >= 1 and at most "
-                f"{MAX_COPIES}"
+                f"{MAX_COPIES}, or a range LOW-HIGH of them (unseen:1-3) for --tune to choose"
             )
-        out.extend([name.strip()] * n)
-    if not out:
+        parts.append([(name,) * n for n in range(lo, hi + 1)])
+    if not parts:
         raise ValueError(f"{text!r}: give at least one VARIANT[:N], e.g. unseen:2")
-    return tuple(out)
+    choices = tuple(sum(combo, ()) for combo in itertools.product(*parts))
+    if len(choices) > MAX_CHOICES:
+        raise ValueError(
+            f"{text!r} offers {len(choices)} augmentations to choose from; at most "
+            f"{MAX_CHOICES} (each is fitted as a candidate of its own)"
+        )
+    return choices
+
+
+def parse_augment(text: str) -> tuple[str, ...]:
+    """``"unseen:3,surrogate"`` -> ``("unseen", "unseen", "unseen", "surrogate")``: each
+    variant as many times as copies of every training document it adds.  A range of copies
+    is a ``ValueError`` here: it is a choice, which only ``--tune`` can make."""
+    choices = parse_augment_choices(text)
+    if len(choices) > 1:
+        raise ValueError(
+            f"{text!r}: a range of copies is a choice --tune makes for a system's own "
+            "augmentation (--augment, --param NAME.augment); give one number of copies here"
+        )
+    return choices[0]
 
 
 class Augmented(ExtendedTraining):

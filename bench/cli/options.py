@@ -180,7 +180,8 @@ def run_options(p: argparse.ArgumentParser, *, default_systems: str) -> None:
         default=[],
         metavar="SYSTEM.NAME=VALUE",
         help="a system parameter, e.g. svm.C=0.5 (repeatable; VALUE is a Python literal); "
-        "SYSTEM.augment=unseen:2,surrogate or =none replaces --augment for one learned system",
+        "SYSTEM.augment=unseen:2,surrogate (unseen:1-3 with --tune) or =none replaces "
+        "--augment for one learned system",
     )
     p.add_argument(
         "--config",
@@ -306,7 +307,8 @@ def _training_data_options(p: argparse.ArgumentParser) -> None:
         help="add transformed copies of the training documents (surrogate, unseen; N copies "
         "of each with other names, default 1) to training, so learned systems do not "
         "memorise the training notes' names; with --tune, selection is also judged on one "
-        "copy per variant of the held-out inner parts",
+        "copy per variant of the held-out inner parts, and a range (unseen:1-3) lets it "
+        "choose the number of copies",
     )
     p.add_argument(
         "--extra-training",

@@ -61,17 +61,18 @@ def add_parser(sub: Any) -> None:
     lc.set_defaults(handler=learning_curve)
 
 
-def augment_variants(text: str | None) -> tuple[str, ...]:
-    """``--augment`` as the tuple of variants, one entry per copy (a UsageError if bad,
-    and for a value given that names none: ``--augment ''`` is not "no augmentation"
-    said on purpose, but a variable left empty)."""
+def augment_choices(text: str | None) -> tuple[tuple[str, ...], ...]:
+    """``--augment`` as the augmentations it offers, each the tuple of variants, one entry
+    per copy: one, or several for a range of copies (a UsageError if bad, and for a value
+    given that names none: ``--augment ''`` is not "no augmentation" said on purpose, but
+    a variable left empty)."""
     from bench.run.run_types import UsageError
-    from bench.training.augment import parse_augment
+    from bench.training.augment import parse_augment_choices
 
     if text is None:
-        return ()
+        return ((),)
     try:
-        return parse_augment(text)
+        return parse_augment_choices(text)
     except ValueError as exc:
         raise UsageError(f"--augment {exc}") from None
 
@@ -109,6 +110,7 @@ def command(args: argparse.Namespace, *, protocol: str | None = None) -> int:
     if args.no_cache:
         os.environ["DEID_BENCH_NO_CACHE"] = "1"
     fractions: tuple[float, ...] = getattr(args, "fractions", None) or ()
+    augment = augment_choices(args.augment)
     config = RunConfig(
         systems=[args.systems],
         corpora=[args.corpora],
@@ -134,7 +136,8 @@ def command(args: argparse.Namespace, *, protocol: str | None = None) -> int:
         tune=args.tune,
         objective=args.objective,
         inner_folds=args.inner_folds,
-        augment=augment_variants(args.augment),
+        augment=augment[0],
+        augment_choices=augment if len(augment) > 1 else (),
         extra_training=getattr(args, "extra_training", None),
         allow_near_duplicates=args.allow_near_duplicates,
         **({"fractions": fractions} if fractions else {}),

@@ -108,6 +108,11 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "objective": tuning_objective(cfg) if tuned else None,
         "inner_folds": cfg.inner_folds if tuned else None,
         "augment": list(cfg.augment),
+        **(
+            {"augment_choices": [list(c) for c in cfg.augment_choices]}
+            if cfg.augment_choices
+            else {}
+        ),
         "extra_training": cfg.extra_training,
         "overlap": result.overlap,
         "jobs": cfg.jobs,

@@ -1091,13 +1091,29 @@ def _grouping(info: Mapping[str, Any]) -> str:
     return "; ".join(f"{c}: {g}" for c, g in grouping.items())
 
 
-def _own_augment(info: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+Augmentation = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
+
+
+def _augmentation(entry: Mapping[str, Any], default: Augmentation = ((), ())) -> Augmentation:
+    """The copies a run (or a system entry of run.json) trains with, and the augmentations
+    its tuning chooses between (empty unless a range of copies was given)."""
+    if "augment" not in entry:
+        return default
+    choices = tuple(tuple(c) for c in entry.get("augment_choices") or ())
+    return tuple(entry["augment"]), choices
+
+
+def _describe(augmentation: Augmentation) -> str:
+    return describe_augment(*augmentation)
+
+
+def _own_augment(info: Mapping[str, Any]) -> dict[str, Augmentation]:
     """Learned systems whose training copies differ from the run's ``--augment`` (their
     ``--param NAME.augment``), with their own."""
-    run_level = tuple(info.get("augment", ()))
+    run_level = _augmentation(info)
     out = {}
     for name, system in (info.get("systems") or {}).items():
-        own = tuple(system.get("augment", run_level))
+        own = _augmentation(system, run_level)
         if system.get("requires_training") and own != run_level:
             out[name] = own
     return out
@@ -1128,13 +1144,13 @@ def _training_lines(info: Mapping[str, Any]) -> list[str]:
     if info.get("augment"):
         lines.append(
             "- Training augmented with transformed copies of the training documents: "
-            + describe_augment(info["augment"])
+            + _describe(_augmentation(info))
             + (" (systems without their own augmentation below)" if own else "")
         )
     if own:
         lines.append(
             "- Augmentation of each system's own (`--param NAME.augment`, or a preset's): "
-            + "; ".join(f"{n}: {describe_augment(a) if a else 'none'}" for n, a in own.items())
+            + "; ".join(f"{n}: {_describe(a) if a[0] else 'none'}" for n, a in own.items())
         )
     if info.get("extra_training"):
         lines.append(
@@ -1262,7 +1278,10 @@ def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | Non
 
 
 def _value(v: Any) -> str:
-    """A chosen parameter as a reader wants it: floats to four significant digits."""
+    """A chosen parameter as a reader wants it: floats to four significant digits, an
+    augmentation as its copies (``(unseen ×2, surrogate)``)."""
+    if isinstance(v, list | tuple) and v and all(isinstance(x, str) for x in v):
+        return f"({describe_augment(v)})"
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 

@@ -73,6 +73,8 @@ def configurations(run: Mapping[str, Any]) -> dict[str, str]:
     for name, system in (run.get("systems") or {}).items():
         # a system's own augmentation (--param NAME.augment) replaces the run's
         own = {"augment": system["augment"]} if "augment" in system else {}
+        if system.get("augment_choices"):  # a range of copies for tuning to choose from
+            own["augment_choices"] = system["augment_choices"]
         if "objective" in system:  # a preset's own objective replaces the run's
             own["objective"] = system["objective"]
         conf = {

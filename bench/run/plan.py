@@ -158,6 +158,11 @@ def validate_config(config: RunConfig) -> None:
     bad = list(dict.fromkeys(a for a in config.augment if a not in AUGMENTATIONS))
     if bad:
         raise UsageError(f"--augment {','.join(bad)}: use {', '.join(AUGMENTATIONS)}")
+    if config.augment_choices and not config.tune:
+        raise UsageError(
+            "--augment: a range of copies is a choice, made inside the training folds by "
+            "--tune; add --tune, or give one number of copies"
+        )
     if config.test_variant and (config.train_corpus or config.protocol not in ("auto", "cv")):
         raise UsageError("--test-variant works with cross-validation only")
     if config.extra_training and (config.train_corpus or config.protocol not in ("auto", "cv")):
@@ -256,11 +261,17 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
 
     cls = entry.cls
     params = {**entry.params, **dict(config.system_params.get(name, {}))}
-    augment = tuple(config.augment)
+    choices = tuple(config.augment_choices) or (tuple(config.augment),)
     if entry.augment:  # a preset's own copies, unless --param NAME.augment says otherwise
         params.setdefault(AUGMENT_PARAM, entry.augment)
     if AUGMENT_PARAM in params and AUGMENT_PARAM not in cls._param_names():
-        augment = _system_augment(name, params.pop(AUGMENT_PARAM))
+        choices = _system_augment(name, params.pop(AUGMENT_PARAM))
+        if len(choices) > 1 and not (config.tune or entry.tuned):
+            raise UsageError(
+                f"--param {name}.augment: a range of copies is a choice, made inside the "
+                "training folds by --tune; add --tune, or give one number of copies"
+            )
+    augment = choices[0]
     if "group_by" in cls._param_names() and "group_by" not in params:
         params["group_by"] = config.group_by  # stacked systems' inner folds follow the run's
     try:
@@ -271,10 +282,11 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
     except (TypeError, ValueError, KeyError) as exc:
         reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         raise UsageError(f"system {name!r}: {reason}") from None
-    if augment != tuple(config.augment) and not tags.requires_training:
+    run_level = tuple(config.augment_choices) or (tuple(config.augment),)
+    if choices != run_level and not tags.requires_training:
         raise UsageError(f"--param {name}.augment: {name!r} is not trained")
     _check_available(name, instance, asked)
-    wrappers = _wrappers(instance, config, augment, _objective(name, entry, config), entry.tuned)
+    wrappers = _wrappers(instance, config, choices, _objective(name, entry, config), entry.tuned)
     return SystemSpec(
         name,
         cls,
@@ -283,6 +295,7 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
         wrappers,
         entry=entry,
         augment=augment if tags.requires_training else (),
+        augment_choices=choices if tags.requires_training and len(choices) > 1 else (),
     )
 
 
@@ -325,33 +338,41 @@ def _check_available(name: str, system: Any, asked: bool) -> None:
 AUGMENT_PARAM = "augment"
 
 
-def _system_augment(name: str, value: Any) -> tuple[str, ...]:
-    """``--param NAME.augment=...``: a ``--augment`` value, or ``none``/empty for none."""
-    from bench.training.augment import parse_augment
+def _system_augment(name: str, value: Any) -> tuple[tuple[str, ...], ...]:
+    """``--param NAME.augment=...``: the augmentations a ``--augment`` value offers (one,
+    or several for a range of copies), or ``none``/empty for none."""
+    from bench.training.augment import parse_augment_choices
 
     text = "" if value is None else str(value).strip()
     if text.lower() in ("", "none"):
-        return ()
+        return ((),)
     try:
-        variants = parse_augment(text)
+        choices = parse_augment_choices(text)
     except ValueError as exc:
         raise UsageError(f"--param {name}.augment: {exc}") from None
+    variants = choices[-1]  # the same variants in each, the most copies
     check_not_reserved(variants, f"--param {name}.augment")
     bad = list(dict.fromkeys(a for a in variants if a not in AUGMENTATIONS))
     if bad:
         raise UsageError(f"--param {name}.augment={text}: use {', '.join(AUGMENTATIONS)}")
-    return variants
+    return choices
 
 
 def _wrappers(
-    system: Any, config: RunConfig, augment: tuple[str, ...], objective: str, tuned: bool = False
+    system: Any,
+    config: RunConfig,
+    choices: tuple[tuple[str, ...], ...],
+    objective: str,
+    tuned: bool = False,
 ) -> tuple[tuple[type, Mapping[str, Any]], ...]:
     """The run-level wrappers of a learned system, innermost first: augmentation (the run's
-    or the system's own ``augment``), then the extra training documents (augmented with the
-    rest), then tuning, so each inner fold augments only its own training part and adds the
-    extra documents to it."""
+    or the system's own ``augment``: the first of ``choices``, the others offered to
+    tuning), then the extra training documents (augmented with the rest), then tuning, so
+    each inner fold augments only its own training part and adds the extra documents to
+    it."""
     if not system.tags().requires_training:
         return ()
+    augment = choices[0] if choices else ()
     out: list[tuple[type, Mapping[str, Any]]] = []
     if augment:
         from bench.training.augment import Augmented
@@ -375,6 +396,9 @@ def _wrappers(
                     "seed": config.seed,
                     # one copy per variant: the held-out parts are judged, not trained on
                     "selection_variants": tuple(dict.fromkeys(augment)),
+                    # a range of copies: one more axis of the grid (absent otherwise, so a
+                    # fixed augmentation is the configuration it always was)
+                    **({"variant_choices": choices} if len(choices) > 1 else {}),
                 },
             )
         )

@@ -158,6 +158,9 @@ class RunConfig:
     inner_folds: int = DEFAULT_INNER_FOLDS
     #: Variant transforms whose copies of the training documents are added to training.
     augment: tuple[str, ...] = ()
+    #: With a range of copies (``--augment unseen:1-3``): every augmentation ``--tune``
+    #: chooses between, fewest copies first (``augment`` is the first); else empty.
+    augment_choices: tuple[tuple[str, ...], ...] = ()
     #: Corpus whose documents join every training set and are never scored
     #: (:mod:`bench.training.extra_training`).
     extra_training: str | None = None
@@ -199,6 +202,9 @@ class SystemSpec:
     #: The transformed training copies it trains with (``--augment``, or its own
     #: ``--param NAME.augment``); empty for systems that are not trained.
     augment: tuple[str, ...] = ()
+    #: The augmentations its tuning chooses between, when given a range of copies (else
+    #: empty; ``augment`` is then the first of them).
+    augment_choices: tuple[tuple[str, ...], ...] = ()
 
     def build(self) -> System:
         """A fresh instance, wrapped as the run asks."""

@@ -142,6 +142,8 @@ def _system_descriptions(plan: Plan, outcomes: list[CellOutcome]) -> dict[str, d
             "wrappers": [w.__name__ for w, _ in spec.wrappers],
             **_objective(spec),
             "augment": list(spec.augment),
+            **({"augment_choices": [list(c) for c in spec.augment_choices]}
+               if spec.augment_choices else {}),
             "requires_training": spec.tags.requires_training,
             "external": spec.cls.external,
             "predicts_categories": spec.tags.predicts_categories,

@@ -30,6 +30,11 @@ outer fold, and nowhere else.
   names it memorised (the held-out part shares the training part's clinicians and
   places), and on new names it gives away the recall augmentation bought.  The copies are
   of training documents only.
+* A range of copies (``--augment unseen:1-3,surrogate``, ``variant_choices``) makes the
+  number of copies one more axis of the grid: each candidate's inner models train on
+  their part with that many copies, and all are judged on the same held-out parts and
+  the same one copy per variant of them, so the count is chosen like C, on the training
+  documents only.
 * The candidate (and threshold) with the best objective on those out-of-fold tokens is
   refitted on all the training documents.  :meth:`Tuned.fit` is only ever given the
   training documents, so the test fold never reaches selection.
@@ -84,6 +89,8 @@ from systems.cross_fitting import SHARED, LeftOut, left_out, shared_plan, unzip
 FINALISTS = 2
 #: The parameter tuned from out-of-fold scores rather than by refitting.
 THRESHOLD = "threshold"
+#: The parameter of :class:`systems.augment.Augmented` that ``variant_choices`` sets.
+VARIANTS = "variants"
 
 
 @dataclass(frozen=True)
@@ -194,6 +201,12 @@ class Tuned(Wrapper):
         Names from :data:`corpora.variants.DOCUMENT_VARIANTS`: the held-out part of every
         inner fold is also labelled in these transformed forms, and the objective pools
         their tokens with the authentic ones (the run sets this to its ``--augment``).
+    variant_choices:
+        Augmentations to choose between (``--augment unseen:1-3,surrogate``): each a
+        tuple of variants, one entry per copy, set as the ``variants`` of the
+        :class:`systems.augment.Augmented` wrapper inside, one more axis of the grid.  How
+        many copies teach a model the context rather than the names is a choice like C,
+        so it is made on the inner folds, never on the notes scored.
     """
 
     def __init__(
@@ -204,6 +217,7 @@ class Tuned(Wrapper):
         seed: int = 0,
         inner_folds: int = DEFAULT_INNER_FOLDS,
         selection_variants: tuple[str, ...] = (),
+        variant_choices: tuple[tuple[str, ...], ...] = (),
     ) -> None:
         self.system = system
         self.objective = objective
@@ -211,6 +225,7 @@ class Tuned(Wrapper):
         self.seed = seed
         self.inner_folds = inner_folds
         self.selection_variants = tuple(selection_variants)
+        self.variant_choices = tuple(tuple(c) for c in variant_choices)
 
     def check_params(self) -> None:
         Objective.parse(self.objective)
@@ -222,14 +237,26 @@ class Tuned(Wrapper):
                 f"selection variants must be some of {', '.join(DOCUMENT_VARIANTS)}, "
                 f"not {', '.join(bad)}"
             )
+        if self.variant_choices and not accepts(self.system, VARIANTS):
+            raise ValueError(
+                f"{self.system.name}: augmentations to choose between, but no augmentation "
+                "to set them on"
+            )
         super().check_params()
+
+    def search_space(self) -> dict[str, list[Any]]:
+        """The wrapped system's grid and, with :attr:`variant_choices`, the augmentation."""
+        space = dict(self.system.search_space())
+        if len(self.variant_choices) > 1:
+            space[VARIANTS] = list(self.variant_choices)
+        return space
 
     def fit(self, documents: Sequence[Document], context: FitContext | None = None) -> Tuned:
         self.check_params()
         documents = list(documents)
         objective = Objective.parse(self.objective)
         start = time.perf_counter()
-        grid = candidates(self.system.search_space()) or [{}]
+        grid = candidates(self.search_space()) or [{}]
         scored = self.system.tags().scores_tokens and accepts(self.system, THRESHOLD)
         folds, prefetch = self._inner_folds(documents, context)
         self.left_out_ = LeftOut()

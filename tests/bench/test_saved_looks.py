@@ -77,16 +77,19 @@ def test_a_training_corpus_is_not_a_look_and_own_augmentation_counts(tmp_path: P
     corpora = {**EVAL, "tuning:physionet:x": {"fingerprint": "t" * 32}}
     a = _system("mega")
     b = {**_system("mega"), "augment": ["unseen", "unseen"]}
+    # a range of copies for tuning to choose from is another configuration than its first
+    c = {**_system("mega"), "augment": ["unseen"], "augment_choices": [["unseen"], ["unseen"] * 2]}
+    d = {**_system("mega"), "augment": ["unseen"]}
     _run(
         tmp_path / "r",
         "2026-01-01",
-        {"a": a, "b": b},
+        {"a": a, "b": b, "c": c, "d": d},
         corpora,
         train_corpus="evaluation:physionet:x",
     )
     (group,) = looks([tmp_path / "r" / "run.json"])
     assert group["corpora"] == ["tuning:physionet:x"]
-    assert group["reports"][0]["configurations"] == 2
+    assert group["reports"][0]["configurations"] == 4
 
 
 def test_a_broken_run_json_is_named(tmp_path: Path) -> None:

@@ -13,12 +13,17 @@ from bench.report.render import render_report
 from bench.run.plan import resolve_systems
 from bench.run.run_types import CellOutcome, RunResult, UsageError
 from bench.run.runner import RunConfig, run
-from bench.training.augment import Augmented, describe_augment, parse_augment
+from bench.training.augment import (
+    Augmented,
+    describe_augment,
+    parse_augment,
+    parse_augment_choices,
+)
 from bench.training.tuning import FINALISTS, Objective, Tuned, candidates
 from corpora.model import OUTSIDE, Corpus
 from corpora.variants import NAME_CATEGORIES
 from systems.cross_fitting import SHARED
-from tests.bench.toy import MemorySystem, RecordingSystem, make_corpus
+from tests.bench.toy import MemorySystem, RecordingSystem, VolumeSystem, make_corpus
 
 # ------------------------------------------------------------------------ objectives
 
@@ -259,6 +264,70 @@ def test_selection_also_scores_the_held_out_parts_transformed_copies(recorded) -
         Tuned(system, selection_variants=("reversed",)).fit(docs)
 
 
+def test_a_range_of_copies_offers_each_count_and_only_tuning_takes_it() -> None:
+    choices = parse_augment_choices("unseen:1-3, surrogate")
+    assert choices == (
+        ("unseen", "surrogate"),
+        ("unseen", "unseen", "surrogate"),
+        ("unseen", "unseen", "unseen", "surrogate"),
+    )
+    assert parse_augment_choices("unseen:2") == (("unseen", "unseen"),)
+    assert (
+        describe_augment(choices[0], choices)
+        == "unseen ×1–3, surrogate (copies chosen inside the training folds)"
+    )
+    with pytest.raises(ValueError, match="a range of copies is a choice --tune makes"):
+        parse_augment("unseen:1-3")  # a fixed augmentation (a stacked system's base)
+    for bad in ("unseen:3-1", "unseen:2-2", "unseen:1-21", "unseen:1-x"):
+        with pytest.raises(ValueError, match="range LOW-HIGH"):
+            parse_augment_choices(bad)
+    with pytest.raises(ValueError, match="9 augmentations to choose from; at most 6"):
+        parse_augment_choices("unseen:1-3,surrogate:1-3")
+
+
+def test_tuning_chooses_the_number_of_copies_on_the_inner_folds(recorded) -> None:
+    """A range of copies is one more axis of the grid: each candidate's inner models train
+    on their part with its number of copies, every candidate is judged on the same held-out
+    parts (and the same one copy of them), and the chosen count is refitted."""
+    docs = list(make_corpus(12, notes_per_patient=3).documents)
+    choices = (("unseen",), ("unseen", "unseen"))
+    tuned = Tuned(
+        Augmented(RecordingSystem(), variants=choices[0]),
+        seed=0,
+        selection_variants=("unseen",),
+        variant_choices=choices,
+    ).fit(docs)
+    *inner, (final, _) = _fits(recorded)
+    copies_seen = set()
+    held_by_part: dict[frozenset[str], set[frozenset[str]]] = {}
+    for fitted_on, labelled in inner:
+        originals = {i for i in fitted_on if "+" not in i}
+        per_note = {sum(i.split("+")[0] == o for i in fitted_on) - 1 for o in originals}
+        assert len(per_note) == 1  # every note of the part has the same number of copies
+        copies_seen |= per_note
+        held_by_part.setdefault(frozenset(originals), set()).add(frozenset(labelled))
+        held = {i for i in labelled if "+" not in i}
+        assert {i for i in labelled if "+" in i} == {f"{i}+unseen" for i in held}
+    assert copies_seen == {1, 2}
+    assert all(len(held) == 1 for held in held_by_part.values())  # the same held-out tokens
+    info = tuned.fitted_info()
+    assert info["candidates"] == 4  # min_count 1, 2 x one or two copies
+    chosen = info["chosen"]["variants"]
+    assert chosen in choices and len(final) == (1 + len(chosen)) * len(docs)
+
+    # a learner that needs data: two copies of each inner part reach it, one does not
+    volume = Tuned(
+        Augmented(VolumeSystem(enough=15), variants=choices[0]),
+        seed=0,
+        selection_variants=("unseen",),
+        variant_choices=choices,
+    ).fit(docs)
+    assert volume.fitted_info()["chosen"] == {"variants": ("unseen", "unseen")}
+    assert volume.fitted_info()["system"]["augmented_copies"] == 2 * len(docs)
+    with pytest.raises(ValueError, match="no augmentation to set them on"):
+        Tuned(VolumeSystem(), variant_choices=choices).fit(docs)
+
+
 # ------------------------------------------------------------------------ through the runner
 
 
@@ -299,6 +368,53 @@ def test_run_records_what_each_fold_chose(toy_systems) -> None:
         assert o.info["system"]["augmented_copies"] > 0
     rules = [o for o in outcomes if o.system == "toy-capitals"]
     assert all("chosen" not in o.info for o in rules)  # rule systems are not wrapped
+
+
+def test_a_run_lets_tuning_choose_the_copies_and_refuses_a_range_without_it(
+    toy_systems,
+) -> None:
+    choices = parse_augment_choices("unseen:1-2")
+    result = _tuned_result(
+        "toy-recording,fixed=toy-recording",
+        choices[0],
+        augment_choices=choices,
+        system_params={"fixed": {"augment": "unseen:2"}},
+    )
+    chosen = {o.info["chosen"]["variants"] for o in result.outcomes if o.system == "toy-recording"}
+    assert chosen <= set(choices)
+    assert all("variants" not in o.info["chosen"] for o in result.outcomes if o.system == "fixed")
+    systems = result.systems
+    assert systems["toy-recording"]["augment_choices"] == [list(c) for c in choices]
+    assert "augment_choices" not in systems["fixed"]
+    text = render_report(result, run_info(result, ["python", "-m", "bench", "run"]))
+    assert "unseen ×1–2 (copies chosen inside the training folds)" in text
+    picked = sorted({describe_augment(c) for c in chosen})
+    assert all(f"variants=({p})" in text for p in picked)
+    # the wrappers: the first choice trained unless tuning says otherwise; a fixed
+    # augmentation's tuning has no choices at all, so its configuration is unchanged
+    specs = resolve_systems(
+        ["toy-recording,fixed=toy-recording"],
+        RunConfig(
+            tune=True,
+            augment=choices[0],
+            augment_choices=choices,
+            system_params={"fixed": {"augment": "unseen:2"}},
+        ),
+    )
+    ranged, fixed = dict(specs["toy-recording"].wrappers), dict(specs["fixed"].wrappers)
+    assert ranged[Augmented]["variants"] == ("unseen",)
+    assert ranged[Tuned]["variant_choices"] == choices
+    assert "variant_choices" not in fixed[Tuned]
+    with pytest.raises(UsageError, match="a range of copies is a choice"):
+        resolve_systems(
+            ["toy-recording"],
+            RunConfig(system_params={"toy-recording": {"augment": "unseen:1-2"}}),
+        )
+    with pytest.raises(UsageError, match="--augment: a range of copies is a choice"):
+        run(
+            RunConfig(systems=["toy-recording"], corpora=["toy"], augment_choices=choices),
+            {"toy": make_corpus(6)},
+        )
 
 
 def test_the_run_passes_its_inner_folds_to_every_tuned_cell(toy_systems) -> None:

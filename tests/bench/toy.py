@@ -73,6 +73,31 @@ class MemorySystem(System):
         return [[self.memory_.get(t.text.lower(), OUTSIDE) for t in d.tokens] for d in documents]
 
 
+class VolumeSystem(System):
+    """Labels every capitalized word PATIENT once trained on at least ``enough`` documents
+    (copies included), and nothing before: a learner that needs data, so that more
+    augmentation copies win an inner fold."""
+
+    name = "toy-volume"
+    description = "test fixture: needs enough training documents"
+    requires_training = True
+    uses_nlp = False
+
+    def __init__(self, enough: int = 10) -> None:
+        self.enough = enough
+
+    def fit(self, documents: Sequence[Document]) -> VolumeSystem:
+        self.trained_on_ = len(documents)
+        return self
+
+    def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+        ready = self.trained_on_ >= self.enough
+        return [
+            ["PATIENT" if ready and t.text[:1].isupper() else OUTSIDE for t in d.tokens]
+            for d in documents
+        ]
+
+
 class PeopleOnlySystem(CapitalizedSystem):
     """A SNoW-like system scored only on people, locations and organizations."""
 
@@ -160,6 +185,7 @@ TOY_SYSTEMS = (
     ScoringSystem,
     RecordingSystem,
     UnavailableSystem,
+    VolumeSystem,
 )
 
 _FIRST = ["John", "Mary", "Peter", "Susan", "Paul", "Linda", "Mark", "Anne", "Karl", "Rita"]
