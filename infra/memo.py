@@ -47,9 +47,11 @@ MEMORY_TARGET = 2048 * MB
 #: Every process-wide memo and its budget.  One place to see what a process keeps.
 BUDGETS: dict[str, int] = {
     # systems.features.base: every feature class's output, as int32 ids (all systems), and
-    # each feature class's constructor parameters
+    # each feature class's constructor parameters; systems.features.stored: what identifies
+    # a directory of word lists, for the disk keys of encodings
     "features.encoded": 160 * MB,
     "features.param_names": 1 * MB,
+    "features.lists_stamp": 1 * MB,
     # systems.crf: CRFsuite item sequences of documents (crf, mist and multi's bases)
     "crf.encoded": 432 * MB,
     # corpora.nlp: POS tags and lemmas per document, tags per sentence, lemma per word

@@ -7,7 +7,8 @@ whole classes on and off.
 
 Each class returns, per token, a ``dict`` of feature name -> ``1.0`` (``"w=smith": 1.0``,
 ``"len=5": 1.0``): every feature is an indicator.  A process holds each (document, feature
-class) result once, in :data:`FEATURE_SPACE`, as int32 ids into one vocabulary of names,
+class) result once, in :data:`FEATURE_SPACE`, as int32 ids into one vocabulary of names
+(and, when a run's notes outgrow that memo, on disk: :mod:`systems.features.stored`),
 and every system reads it from there: the SVMs as a sparse matrix
 (:meth:`FeatureSpace.matrix`), the CRFs and SNoW as dicts rebuilt from the ids
 (:func:`combine`, :func:`extract_cached`), whose keys are the vocabulary's own strings.
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from infra import memo, stages
+from systems.features import stored
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -109,46 +111,70 @@ class FeatureSpace:
     def encode(self, feature: FeatureClass, document: Document) -> Encoded:
         """(indptr, indices) of ``feature`` on ``document``: CSR rows of global feature ids
         (both int32, read-only)."""
-        key = (document.fingerprint, feature.key())
-        hit = self._encoded.get(key)
-        if hit is not None:
-            return hit
-        with stages.stage(stages.FEATURIZE):
-            return self._encode(feature, document, key)
+        return self.encode_all((feature,), document)[0]
 
-    def _encode(self, feature: FeatureClass, document: Document, key: tuple[str, str]) -> Encoded:
-        rows = feature.extract(document)
-        if len(rows) != len(document.tokens):
-            raise ValueError(
-                f"feature class {feature.name!r} returned {len(rows)} rows for "
-                f"{len(document.tokens)} tokens"
-            )
-        values = set().union(*map(dict.values, rows))
-        if values - {1.0}:
-            raise ValueError(
-                f"feature class {feature.name!r} returned values other than 1.0: features "
-                "are indicators (a feature is present or not)"
-            )
-        keys = [name for row in rows for name in row]
+    def encode_all(self, features: Sequence[FeatureClass], document: Document) -> list[Encoded]:
+        """:meth:`encode` of each of ``features`` on ``document``.
+
+        From the memo, else from the disk entry of this document and feature set
+        (:mod:`systems.features.stored`), else extracted.  Once the memo has had to evict
+        -- a pass over more notes than it holds, as in a tuned run over PhysioNet with
+        augmentation copies, where each note was extracted again in every fit -- what is
+        extracted is also written to disk, so each (note, feature set) is extracted once
+        per cache.  Either way the ids are the same: a stored note's names are interned
+        in the order extraction would have met them.
+        """
+        keys = [(document.fingerprint, f.key()) for f in features]
+        got = [self._encoded.get(k) for k in keys]
+        if all(g is not None for g in got):
+            return got  # type: ignore[return-value]
+        with stages.stage(stages.FEATURIZE):
+            entry = stored.entry_key(features, document)
+            local = stored.load(entry)
+            fresh: list[stored.Local | None] = [None] * len(features)
+            for i, feature in enumerate(features):
+                if got[i] is not None:
+                    continue
+                part = local[i] if local is not None else _extract(feature, document)
+                fresh[i] = part
+                got[i] = self._intern(part, keys[i])
+            if local is None and self._encoded.evictions:
+                pairs = zip(fresh, got, strict=True)
+                stored.store(entry, [p if p is not None else self._localize(g) for p, g in pairs])
+        return got  # type: ignore[return-value]
+
+    def _intern(self, part: stored.Local, key: tuple[str, str]) -> Encoded:
+        """A document's encoding of one class from its local form: its distinct names in
+        first-occurrence order, each given a global id (new ones in that order, as
+        interning every occurrence in turn would), and the rows as indices into them."""
+        names, indptr, local = part
         with self._lock:
             vocab = self.vocabulary
-            ids = list(map(vocab.get, keys))
+            ids = list(map(vocab.get, names))
             if None in ids:
-                names = self.names
-                for j, name in enumerate(keys):
+                known = self.names
+                for j, name in enumerate(names):
                     if ids[j] is None:
-                        idx = vocab.get(name)
-                        if idx is None:
-                            idx = vocab[name] = len(names)
-                            names.append(name)
+                        idx = vocab[name] = len(known)  # names are distinct: new here
+                        known.append(name)
                         ids[j] = idx
-            indptr = np.zeros(len(rows) + 1, dtype=np.int32)
-            np.cumsum([len(row) for row in rows], out=indptr[1:])
-            indices = np.asarray(ids, dtype=np.int32)
+            indices = np.asarray(ids, dtype=np.int32)[local] if len(local) else local
+            indices = np.ascontiguousarray(indices, dtype=np.int32)
+            indptr = np.array(indptr, dtype=np.int32)
             indptr.flags.writeable = indices.flags.writeable = False  # shared by every reader
             encoded = (indptr, indices)
             self._encoded.put(key, encoded)
         return encoded
+
+    def _localize(self, encoded: Encoded) -> stored.Local:
+        """The local form of an encoding already held (for a disk entry of the whole set)."""
+        indptr, indices = encoded
+        distinct, first = np.unique(indices, return_index=True)
+        order = distinct[np.argsort(first, kind="stable")]  # first-occurrence order
+        position = np.empty(int(order.max()) + 1 if len(order) else 0, dtype=np.int32)
+        position[order] = np.arange(len(order), dtype=np.int32)
+        names = self._name_array()[order].tolist()
+        return names, np.asarray(indptr, dtype=np.int32), position[indices]
 
     def token_names(self, features: Sequence[FeatureClass], document: Document) -> list[list[str]]:
         """Per token of ``document``, the names ``features`` emit, class after class (a
@@ -168,7 +194,7 @@ class FeatureSpace:
     ) -> tuple[list[str], list[int]]:
         """Every token's names, class after class, in one list, and where each token's
         start (``len(tokens) + 1`` bounds)."""
-        indptr, indices = _interleave([self.encode(f, document) for f in features])
+        indptr, indices = _interleave(self.encode_all(features, document))
         return self._name_array()[indices].tolist(), indptr.tolist()
 
     def _name_array(self) -> np.ndarray:
@@ -205,7 +231,7 @@ class FeatureSpace:
         lengths: list[np.ndarray] = []
         cols: list[np.ndarray] = []
         for doc in documents:
-            indptr, indices = _interleave([self.encode(feature, doc) for feature in features])
+            indptr, indices = _interleave(self.encode_all(features, doc))
             lengths.append(np.diff(indptr))
             cols.append(indices)
         n_rows = sum(len(x) for x in lengths)
@@ -231,7 +257,7 @@ class FeatureSpace:
         each token's global ids, sorted, each once."""
         import scipy.sparse as sp
 
-        indptr, indices = _interleave([self.encode(feature, document) for feature in features])
+        indptr, indices = _interleave(self.encode_all(features, document))
         block = sp.csr_matrix(  # a single class's encoding is shared and read-only: copied
             (np.ones(len(indices), np.float32), indices.copy(), indptr.copy()),
             shape=(len(indptr) - 1, len(self.names)),
@@ -247,6 +273,30 @@ class FeatureSpace:
                 self.names = []
                 self._names_array, self._names_filled = np.empty(0, dtype=object), 0
                 self.generation += 1
+
+
+def _extract(feature: FeatureClass, document: Document) -> stored.Local:
+    """``feature`` extracted from ``document``, in local form: its distinct names in the
+    order they first occur, the rows' offsets, and each occurrence's index into the names."""
+    rows = feature.extract(document)
+    if len(rows) != len(document.tokens):
+        raise ValueError(
+            f"feature class {feature.name!r} returned {len(rows)} rows for "
+            f"{len(document.tokens)} tokens"
+        )
+    if any(v != 1.0 for row in rows for v in row.values()):
+        raise ValueError(
+            f"feature class {feature.name!r} returned values other than 1.0: features "
+            "are indicators (a feature is present or not)"
+        )
+    keys = [name for row in rows for name in row]
+    index: dict[str, int] = {}
+    local = np.fromiter(
+        (index.setdefault(name, len(index)) for name in keys), dtype=np.int32, count=len(keys)
+    )
+    indptr = np.zeros(len(rows) + 1, dtype=np.int32)
+    np.cumsum([len(row) for row in rows], out=indptr[1:])
+    return list(index), indptr, local
 
 
 def _interleave(parts: Sequence[Encoded]) -> Encoded:

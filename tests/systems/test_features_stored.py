@@ -1,0 +1,114 @@
+"""Feature encodings kept on disk (systems/features/stored.py): written only once a worker's
+memo has had to evict, read back to the very ids and matrices extraction gives, and never
+read stale."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corpora.model import Document
+from systems.features import common, stored
+from systems.features.base import FEATURE_SPACE
+from tests.systems.test_svm import notes
+
+FEATURES = (common.Orthography(), common.ShapeWindow(), common.CharNgrams())
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch) -> Path:
+    path = tmp_path / "cache"
+    path.mkdir(mode=0o700)
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(path))
+    monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
+    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE.restart_if_empty()
+    yield path
+    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE.restart_if_empty()
+
+
+def _entries(cache_dir: Path) -> list[Path]:
+    return sorted((cache_dir / stored.NAMESPACE).glob("*.pkl"))
+
+
+def _fresh_matrix(docs: list[Document]):
+    """The matrix of ``docs`` from a new vocabulary, and the vocabulary's names."""
+    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE.restart_if_empty()
+    x = FEATURE_SPACE.matrix(FEATURES, docs, binary=True)
+    return x, list(FEATURE_SPACE.names)
+
+
+def test_entries_are_written_only_once_the_memo_evicts(cache_dir, monkeypatch) -> None:
+    docs = notes(6, seed=3)
+    _fresh_matrix(docs)
+    assert _entries(cache_dir) == []  # everything fits: nothing goes to disk
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 1)
+    _fresh_matrix(docs)
+    assert len(_entries(cache_dir)) == len(docs)  # one entry per note and feature set
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in _entries(cache_dir))
+
+
+def test_stored_encodings_give_the_same_ids_and_matrix(cache_dir, monkeypatch) -> None:
+    docs = notes(8, seed=4)
+    before, names = _fresh_matrix(docs)
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 1)
+    _fresh_matrix(docs[:5])  # written for five notes, in a vocabulary of their own
+    calls: list[str] = []
+    for feature in FEATURES:
+        extract = type(feature).extract
+
+        def counting(self, document, _extract=extract):
+            calls.append(document.id)
+            return _extract(self, document)
+
+        monkeypatch.setattr(type(feature), "extract", counting)
+    after, names_after = _fresh_matrix(docs)
+    assert sorted(set(calls)) == sorted(d.id for d in docs[5:])  # the stored ones not again
+    assert names_after == names  # the same ids in the same order
+    assert after.shape == before.shape
+    assert np.array_equal(after.indptr, before.indptr)
+    assert np.array_equal(after.indices, before.indices)
+    assert np.array_equal(after.data, before.data)
+    # a set whose classes are partly in the memo is stored whole, and read back the same
+    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE.restart_if_empty()
+    FEATURE_SPACE.encode(FEATURES[1], docs[0])
+    rows = FEATURE_SPACE.rows(FEATURES[:2], docs[0])
+    again = FEATURE_SPACE.rows(FEATURES[:2], docs[0])
+    assert rows == again and rows[0]
+
+
+def test_an_edited_list_or_another_parameter_is_not_read_stale(
+    cache_dir, tmp_path: Path, monkeypatch
+) -> None:
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    (lists / "last_names.txt").write_text("smith\n", encoding="utf-8")
+    doc = notes(1, seed=5)[0]
+    window = common.DictionaryWindow(dictionaries=str(lists))
+    key = stored.entry_key((window,), doc)
+    narrower = common.DictionaryWindow(offsets=(0,), dictionaries=str(lists))
+    assert stored.entry_key((narrower,), doc) != key
+    (lists / "last_names.txt").write_text("smith\njones\n", encoding="utf-8")
+    stored.lists_stamp.cache_clear()
+    assert stored.entry_key((window,), doc) != key
+    os.utime(lists / "last_names.txt", ns=(1, 1))
+    stored.lists_stamp.cache_clear()
+    touched = stored.entry_key((window,), doc)
+    assert touched != key and stored.entry_key((window,), notes(2, seed=6)[1]) != touched
+
+
+def test_a_corrupt_entry_is_extracted_again(cache_dir, monkeypatch) -> None:
+    docs = notes(3, seed=7)
+    before, names = _fresh_matrix(docs)
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 1)
+    _fresh_matrix(docs)
+    for path in _entries(cache_dir):
+        path.write_bytes(path.read_bytes()[:-7] + b"garbage")
+    after, names_after = _fresh_matrix(docs)
+    assert names_after == names and (after != before).nnz == 0
