@@ -362,6 +362,8 @@ class Tuned(Wrapper):
 
         finalists = list(range(len(grid)))
         if len(grid) > FINALISTS:
+            for i in _by_training_set(grid):  # fitted in this order, ranked in grid order
+                judged(i, 0)
             first = [_point(objective, judged(i, 0), scored).value for i in finalists]
             ranked = sorted(finalists, key=lambda i: -first[i])  # stable: grid order on ties
             finalists = sorted(ranked[:FINALISTS])
@@ -441,6 +443,22 @@ class Tuned(Wrapper):
         if inner:
             info["system"] = inner
         return info
+
+
+def _by_training_set(grid: Sequence[dict[str, Any]]) -> list[int]:
+    """The candidates' indices with those that train on the same documents together (the
+    same augmentation), each group where its first candidate is.
+
+    Why: candidates that differ only in C or class weight share one training matrix
+    (:mod:`systems.svm`'s designs memo, which holds about one), but the grid varies the
+    augmentation fastest, so in grid order each candidate built its matrix afresh.  The
+    first candidate of each group comes in the grid's order of first appearance, so the
+    documents are met, and given feature ids, in the same order as in grid order: the
+    same matrices, the same fits."""
+    groups: dict[str, list[int]] = {}
+    for i, params in enumerate(grid):
+        groups.setdefault(repr(params.get(VARIANTS)), []).append(i)
+    return [i for members in groups.values() for i in members]
 
 
 def _phi_labels(labels: Sequence[Sequence[str]]) -> np.ndarray:

@@ -328,6 +328,18 @@ def test_tuning_chooses_the_number_of_copies_on_the_inner_folds(recorded) -> Non
         Tuned(VolumeSystem(), variant_choices=choices).fit(docs)
 
 
+def test_candidates_sharing_a_training_set_are_fitted_together_in_first_appearance_order(
+) -> None:
+    from bench.training.tuning import _by_training_set
+
+    space = {"C": [0.1, 0.5], "variants": [("unseen",), ("unseen", "unseen")]}
+    grid = candidates(space)
+    assert [g["variants"] for g in grid] == [("unseen",), ("unseen", "unseen")] * 2
+    order = _by_training_set(grid)
+    assert order == [0, 2, 1, 3]  # each augmentation's matrix built once, the first first
+    assert _by_training_set(candidates({"C": [0.1, 0.5, 1.0]})) == [0, 1, 2]
+
+
 # ------------------------------------------------------------------------ through the runner
 
 
