@@ -49,6 +49,7 @@ from bench.run.run_types import DEFAULT_INNER_FOLDS
 from bench.score.dominance import report_section as dominance_section
 from bench.score.generalization import variant_section
 from bench.training.augment import describe_augment
+from bench.training.tuning import VARIANTS
 from corpora.model import LABELS, OUTSIDE, printable
 from infra import cache
 from systems.cross_fitting import SHARED
@@ -1277,10 +1278,11 @@ def operating_point_table(points: pd.DataFrame | None, corpus: str) -> str | Non
     return md_table(rows, ["System", *(f"P at R ≥ {100 * lv:g} %" for lv in levels)])
 
 
-def _value(v: Any) -> str:
+def _value(name: str, v: Any) -> str:
     """A chosen parameter as a reader wants it: floats to four significant digits, an
-    augmentation as its copies (``(unseen ×2, surrogate)``)."""
-    if isinstance(v, list | tuple) and v and all(isinstance(x, str) for x in v):
+    augmentation (``variants``, chosen from a range of copies) as its copies:
+    ``(unseen ×2, surrogate)``."""
+    if name == VARIANTS and isinstance(v, list | tuple):
         return f"({describe_augment(v)})"
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
@@ -1299,7 +1301,7 @@ def tuned_table(info: Mapping[str, Any]) -> str | None:
                 cell["system"],
                 cell["corpus"],
                 str(cell["fold"]),
-                ", ".join(f"{k}={_value(v)}" for k, v in sorted(chosen.items())),
+                ", ".join(f"{k}={_value(k, v)}" for k, v in sorted(chosen.items())),
                 "" if score is None else f"{score:.3f}",
                 "" if p is None or r is None else f"{pct(p)} / {pct(r)}",
             ]
