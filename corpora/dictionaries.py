@@ -338,18 +338,25 @@ def _stored(func: Callable[[], T]) -> Callable[[], T]:
 
     @wraps(func)
     def wrapper() -> T:
-        from importlib import metadata
-
-        versions = []
-        for package in DATA_PACKAGES:
-            try:
-                versions.append((package, metadata.version(package)))
-            except metadata.PackageNotFoundError:
-                versions.append((package, None))
+        versions = data_package_versions()
         key = cache.make_key(func.__name__, cache.source_fingerprint(__name__), versions)
         return cache.cached("dictionaries", key, func)
 
     return wrapper
+
+
+def data_package_versions() -> list[tuple[str, str | None]]:
+    """The installed version of each of :data:`DATA_PACKAGES` (``None``: not installed):
+    what the built-in lists are derived from, so part of every cache key that holds them."""
+    from importlib import metadata
+
+    versions: list[tuple[str, str | None]] = []
+    for package in DATA_PACKAGES:
+        try:
+            versions.append((package, metadata.version(package)))
+        except metadata.PackageNotFoundError:
+            versions.append((package, None))
+    return versions
 
 
 @memoize("dictionaries.census_names", max_entries=1)

@@ -67,16 +67,9 @@ def lists_stamp(directory: Any) -> str:
     """What identifies the word lists a class reads: the data packages' versions for the
     built-in lists (``None``), and each file's relative name, size and modification time
     for a directory of them."""
-    from importlib import metadata
+    from corpora.dictionaries import data_package_versions
 
-    from corpora.dictionaries import DATA_PACKAGES
-
-    parts: list[Any] = []
-    for package in DATA_PACKAGES:
-        try:
-            parts.append((package, metadata.version(package)))
-        except metadata.PackageNotFoundError:
-            parts.append((package, None))
+    parts: list[Any] = list(data_package_versions())
     if directory is not None:
         root = Path(str(directory))
         files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else []
