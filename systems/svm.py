@@ -149,6 +149,30 @@ def project(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix((x.data[keep].astype(np.float64), mapped[keep], indptr), shape=shape)
 
 
+#: Test tokens turned into one design matrix at a time when labelling (:meth:`FeatureSVM._decide`):
+#: ~50 features per token with Mega's, at ~33 bytes each across the matrix, its column
+#: mapping and its float64 projection, so a batch of this size takes well under 100 MB
+#: whatever the size of the test set.
+PREDICT_BATCH_TOKENS = 40_000
+
+
+def _batches(documents: Sequence[Document]) -> list[list[Document]]:
+    """``documents`` in order, in consecutive batches of about :data:`PREDICT_BATCH_TOKENS`
+    tokens (a note is never split)."""
+    out: list[list[Document]] = []
+    batch: list[Document] = []
+    size = 0
+    for doc in documents:
+        batch.append(doc)
+        size += len(doc.tokens)
+        if size >= PREDICT_BATCH_TOKENS:
+            out.append(batch)
+            batch, size = [], 0
+    if batch:
+        out.append(batch)
+    return out
+
+
 def ovr_phi_scores(raw: np.ndarray, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(PHI score, best PHI category) per row of one-vs-rest decision values: the best PHI
     category's score minus the ``O`` score, so a score above 0 is exactly "some PHI class
@@ -254,6 +278,17 @@ class FeatureSVM(System):
 
     def transform(self, documents: Sequence[Document]) -> sp.csr_matrix:
         """The fitted model's design matrix for ``documents``."""
+        self._label_left_out(documents)
+        return self._matrix(documents)
+
+    def _label_left_out(self, documents: Sequence[Document]) -> None:
+        """The shared jackknife models that later outer folds ask for these notes label
+        them now (systems.illinois.jackknife), while they are at hand (second stage only)."""
+        left_out = getattr(self, "left_out_", None)
+        if getattr(self, "first_", None) is not None and left_out is not None:
+            left_out.label(documents)
+
+    def _matrix(self, documents: Sequence[Document]) -> sp.csr_matrix:
         if self.generation_ != FEATURE_SPACE.generation:
             raise RuntimeError(f"{self.name}: fitted on a feature vocabulary since released")
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
@@ -261,14 +296,23 @@ class FeatureSVM(System):
         first = getattr(self, "first_", None)
         if first is None:
             return x
-        # the shared jackknife models that later outer folds ask for these notes label them
-        # now (systems.illinois.jackknife), while they are at hand
-        left_out = getattr(self, "left_out_", None)
-        if left_out is not None:
-            left_out.label(documents)
         # the first stage was fitted on the same notes and features, so it has the same
         # columns: it labels this very matrix instead of building its own
         return self._with_context(x, documents, first._labels(x, documents)[0], fit=False)
+
+    def _decide(self, documents: Sequence[Document]) -> tuple[np.ndarray, np.ndarray | None]:
+        """:meth:`_scores` of ``documents``' tokens, a batch of notes at a time
+        (:data:`PREDICT_BATCH_TOKENS`): a test corpus's matrix, its column mapping and its
+        float64 projection at once came to several hundred megabytes on top of what the
+        fit had left.  Each row's score depends on that row only, so the scores are those
+        of one matrix."""
+        self._label_left_out(documents)
+        parts = [self._scores(self._matrix(batch)) for batch in _batches(documents)]
+        if not parts:  # no tokens: liblinear refuses an empty matrix
+            return np.empty(0), None if self.mode == "binary" else np.empty(0, dtype=object)
+        score = np.concatenate([s for s, _ in parts])
+        cats = None if parts[0][1] is None else np.concatenate([c for _, c in parts])
+        return score, cats
 
     def feature_names(self) -> list[str]:
         """Names of the fitted model's columns (the second stage's context features last)."""
@@ -475,7 +519,7 @@ class FeatureSVM(System):
         best PHI category's one-vs-rest score minus the ``O`` score.  This is what the
         precision-recall curve sweeps.
         """
-        score, _ = self._scores(self.transform(documents))
+        score, _ = self._decide(documents)
         return split_by_document(score, documents)
 
     def _labels(
@@ -483,18 +527,23 @@ class FeatureSVM(System):
     ) -> tuple[list[list[str]], np.ndarray]:
         """Per document, the labels of design matrix ``x`` at :attr:`threshold`; and the
         flat scores."""
-        score, cats = self._scores(x)
+        return self._decided(self._scores(x), documents)
+
+    def _decided(
+        self, scored: tuple[np.ndarray, np.ndarray | None], documents: Sequence[Document]
+    ) -> tuple[list[list[str]], np.ndarray]:
+        score, cats = scored
         flat = np.where(score > self.threshold, PHI if cats is None else cats, OUTSIDE)
         return [list(map(str, part)) for part in split_by_document(flat, documents)], score
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
-        return self._labels(self.transform(documents), documents)[0]
+        return self._decided(self._decide(documents), documents)[0]
 
     def predict_scored(
         self, documents: Sequence[Document]
     ) -> tuple[list[list[str]], list[np.ndarray]]:
-        """Labels and scores from one transform and one decision pass."""
-        labels, score = self._labels(self.transform(documents), documents)
+        """Labels and scores from one decision pass."""
+        labels, score = self._decided(self._decide(documents), documents)
         return labels, split_by_document(score, documents)
 
 

@@ -367,3 +367,45 @@ def test_two_stage_svm_jackknife_models_are_fitted_once_over_the_outer_folds(
     assert sorted(fitted.count((True, o)) for o in outer) == [1] * 6
     jackknife = [f for two, f in fitted if not two and f not in outer]
     assert len(jackknife) == len(set(jackknife)) == 6
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"features": NO_NLTK}, {"features": NO_NLTK, "mode": "multiclass"}],
+    ids=["binary", "multiclass"],
+)
+def test_test_notes_are_labelled_in_batches_with_the_scores_of_one_matrix(
+    monkeypatch, params
+) -> None:
+    """Labelling builds the test matrix a batch of notes at a time, to bound its memory;
+    the scores and labels are exactly those of the whole test set in one matrix."""
+    import systems.svm as svm_module
+
+    train, test = notes(30, seed=11), notes(12, seed=12)
+    model = LocalContextSVM(**params).fit(train)
+    whole_scores, whole_cats = model._scores(model.transform(test))
+    whole = model.predict_scored(test)
+    monkeypatch.setattr(svm_module, "PREDICT_BATCH_TOKENS", 1)
+    assert len(svm_module._batches(test)) == len(test)  # every note its own batch
+    batched = model.predict_scored(test)
+    assert batched[0] == whole[0]
+    assert all(np.array_equal(a, b) for a, b in zip(batched[1], whole[1], strict=True))
+    assert np.array_equal(np.concatenate(batched[1]), whole_scores)
+    score, cats = model._decide(test)
+    assert np.array_equal(score, whole_scores)
+    assert (cats is None) == (whole_cats is None)
+    if cats is not None:
+        assert list(cats) == list(whole_cats)
+    assert model._decide([])[0].shape == (0,)
+
+
+def test_batches_keep_notes_whole_and_in_order(monkeypatch) -> None:
+    import systems.svm as svm_module
+
+    docs = notes(7, seed=13)
+    size = len(docs[0].tokens)
+    monkeypatch.setattr(svm_module, "PREDICT_BATCH_TOKENS", 2 * size)
+    batches = svm_module._batches(docs)
+    assert [d for b in batches for d in b] == docs
+    assert all(sum(len(d.tokens) for d in b[:-1]) < 2 * size for b in batches)
+    assert svm_module._batches([]) == []
