@@ -148,6 +148,17 @@ def command(args: argparse.Namespace, *, protocol: str | None = None) -> int:
             warn(f"skipped {n} bad record(s) in corpus {name} (--lenient)")
     out = Path(args.out)
     command = ["python", "-m", "bench", *sys.argv[1:]] if args._argv is None else args._argv
+    if result.ledger:  # the looks of the reports kept beside this one count too
+        from bench.report.saved_looks import scored_before
+
+        fingerprints = {
+            name: c.fingerprint
+            for name, c in result.corpora.items()
+            if name in result.ledger.get("corpora", {})
+        }
+        result.ledger["saved_reports"] = scored_before(
+            out.absolute().parent, fingerprints, result.started
+        )
     try:
         paths = write_outputs(result, out, command)
     except OSError as exc:

@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING, Any
 from infra import cache
 
 if TYPE_CHECKING:
-
     from bench.run.run_types import RunResult, SystemSpec
     from corpora.model import Document
 
@@ -449,6 +448,8 @@ def report_section(info: Mapping[str, Any]) -> list[str]:
         status += "below are 0 for want of a history, not a measured 0"
     if ledger.get("unreadable_lines"):
         status += f"; {ledger['unreadable_lines']} unreadable ledger line(s) were skipped"
+    saved = ledger.get("saved_reports") or {}
+    in_saved = saved.get("corpora") or {}
     rows = [
         [
             corpus,
@@ -457,9 +458,12 @@ def report_section(info: Mapping[str, Any]) -> list[str]:
             f"{sum(t['scored_before'] for t in c['this_run'])} of {len(c['this_run'])}",
             str(c["before_counting_code_versions"]),
             str(c["on_sets_sharing_notes"]),
+            *([_saved_cell(in_saved.get(corpus))] if saved else []),
         ]
         for corpus, c in corpora.items()
     ]
+    if saved.get("unreadable"):
+        status += f"; {saved['unreadable']} saved run.json file(s) could not be read"
     out = [
         "## Looks at these test notes (selection ledger)",
         "",
@@ -474,8 +478,27 @@ def report_section(info: Mapping[str, Any]) -> list[str]:
     if rows:
         headers = ["Corpus", "Notes", "Configurations before this run"]
         headers += ["This run's among them", "Counting code versions apart"]
-        out += [md_table(rows, [*headers, "Others on sets sharing notes"]), ""]
+        headers += ["Others on sets sharing notes"]
+        if saved:
+            headers += [f"In saved reports before it (`{Path(saved['directory']).name}/`)"]
+            out += [
+                "The ledger is this cache's (`DEID_BENCH_CACHE`), which starts empty on a "
+                "new machine; the last column counts the distinct configurations that the "
+                "reports saved beside this one (their run.json files, "
+                "`python -m bench ledger --reports`) had scored on the same notes before "
+                "this run started.",
+                "",
+            ]
+        out += [md_table(rows, headers), ""]
     return [*out, status + ".", ""]
+
+
+def _saved_cell(counts: Mapping[str, Any] | None) -> str:
+    """ "42 (in 17 reports)", or "0" where no saved report scored these notes."""
+    if not counts or not counts.get("reports"):
+        return "0"
+    n = counts["reports"]
+    return f"{counts['configurations']} (in {n} report{'s' if n != 1 else ''})"
 
 
 # --------------------------------------------------------------------------- command

@@ -138,3 +138,44 @@ def looks(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
         group["distinct"] = len(group.pop("seen"))
         out.append(group)
     return out
+
+
+def scored_before(
+    reports_dir: str | Path, fingerprints: Mapping[str, str], started: str
+) -> dict[str, Any]:
+    """What the saved reports in ``reports_dir`` (the directory a run's ``--out`` is in;
+    reports one or two levels down) had scored on each of a run's test corpora before it
+    started: per corpus name, the distinct configurations and the reports.
+
+    Why in a report: the ledger starts empty with each cache, so on a new machine a run
+    would say "0 configurations before" of notes that committed reports had looked at
+    dozens of times.  ``fingerprints`` maps a corpus name to its corpus fingerprint (as
+    run.json stores it).  A run.json that cannot be read is counted as unreadable, not
+    an error: the run's results stand."""
+    wanted = {fp: name for name, fp in fingerprints.items()}
+    seen: dict[str, set[str]] = {fp: set() for fp in wanted}
+    reports: dict[str, int] = dict.fromkeys(wanted, 0)
+    unreadable = 0
+    root = Path(reports_dir)
+    # a report's directory, or a directory of them one level down (reports/recommended-dev)
+    paths = sorted([*root.glob("*/run.json"), *root.glob("*/*/run.json")])
+    for path in paths:
+        try:
+            run = json.loads(path.read_text(encoding="utf-8"))
+            if str(run.get("started", "")) >= started:
+                continue
+            ids = set(configurations(run).values())
+            scored = scored_corpora(run)
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            unreadable += 1
+            continue
+        for fp in set(scored.values()) & set(wanted):
+            seen[fp] |= ids
+            reports[fp] += 1
+    return {
+        "directory": str(reports_dir),
+        "unreadable": unreadable,
+        "corpora": {
+            wanted[fp]: {"configurations": len(seen[fp]), "reports": reports[fp]} for fp in wanted
+        },
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.report.saved_looks import looks
+from bench.report.saved_looks import looks, scored_before
 
 
 def _run(path: Path, started: str, systems: dict, corpora: dict, **options: object) -> None:
@@ -132,3 +132,50 @@ def test_the_reports_looks_table_is_what_the_command_counts() -> None:
         for r in group["reports"]
     ]
     assert printed == counted, "\n".join(" | ".join(r) for r in counted)
+
+
+def test_a_run_counts_the_looks_of_the_reports_saved_beside_it(tmp_path: Path) -> None:
+    """A new cache's ledger knows nothing of the committed reports: a run also counts the
+    configurations that the reports in its ``--out`` directory's parent (one or two levels
+    down) had scored on the same notes, by corpus fingerprint, before it started."""
+    other = {"other:x": {"fingerprint": "f" * 32}}
+    _run(tmp_path / "a", "2026-01-01", {"svm": _system("svm"), "m": _system("mimic", False)}, EVAL)
+    _run(tmp_path / "dev" / "b", "2026-01-02", {"svm": _system("svm", C=2)}, EVAL)
+    _run(tmp_path / "c", "2026-01-02", {"mega": _system("mega")}, other)  # other notes
+    _run(tmp_path / "later", "2026-02-01", {"crf": _system("crf")}, EVAL)  # after the run
+    _run(tmp_path / "x" / "y" / "z", "2026-01-01", {"hmm": _system("hmm")}, EVAL)  # too deep
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "run.json").write_text("{", encoding="utf-8")
+    fingerprints = {"evaluation:physionet:x": "e" * 32, "foreign:x": "9" * 32}
+    got = scored_before(tmp_path, fingerprints, "2026-01-15")
+    assert got["corpora"] == {
+        "evaluation:physionet:x": {"configurations": 3, "reports": 2},
+        "foreign:x": {"configurations": 0, "reports": 0},
+    }
+    assert got["unreadable"] == 1
+    assert scored_before(tmp_path / "missing", fingerprints, "2026-01-15")["corpora"][
+        "evaluation:physionet:x"
+    ] == {"configurations": 0, "reports": 0}
+
+
+def test_the_report_states_the_saved_reports_count_beside_the_ledger() -> None:
+    from bench.report.ledger import report_section
+
+    corpus = {
+        "n_notes": 1170,
+        "before": 0,
+        "this_run": [{"scored_before": False}],
+        "before_counting_code_versions": 0,
+        "on_sets_sharing_notes": 0,
+    }
+    ledger = {"recorded": True, "corpora": {"evaluation": corpus}}
+    plain = "\n".join(report_section({"ledger": ledger}))
+    assert "saved reports" not in plain
+    saved = {
+        "directory": "/r/reports",
+        "unreadable": 0,
+        "corpora": {"evaluation": {"configurations": 42, "reports": 17}},
+    }
+    text = "\n".join(report_section({"ledger": {**ledger, "saved_reports": saved}}))
+    assert "In saved reports before it (`reports/`)" in text
+    assert "42 (in 17 reports)" in text and "starts empty on a new machine" in text
