@@ -8,11 +8,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, category_weights, note, warn
 from bench.cli.options import fraction_list, run_options
 from bench.run.run_types import TEST_VARIANTS
+
+if TYPE_CHECKING:
+    from bench.run.run_types import RunResult
 
 
 def add_parser(sub: Any) -> None:
@@ -101,6 +104,24 @@ def learning_curve(args: argparse.Namespace) -> int:
     return command(args, protocol="learning-curve")
 
 
+def _count_saved_looks(result: RunResult, out: Path) -> None:
+    """Add to the run's ledger what the reports kept beside ``out`` had scored on its test
+    notes (:func:`bench.report.saved_looks.scored_before`): the ledger starts empty with
+    each cache, and those reports were looks too."""
+    if not result.ledger:
+        return
+    from bench.report.saved_looks import scored_before
+
+    fingerprints = {
+        name: c.fingerprint
+        for name, c in result.corpora.items()
+        if name in result.ledger.get("corpora", {})
+    }
+    result.ledger["saved_reports"] = scored_before(
+        out.absolute().parent, fingerprints, result.started
+    )
+
+
 def command(args: argparse.Namespace, *, protocol: str | None = None) -> int:
     from bench.report.outputs import summary_table, write_error_analysis, write_outputs
     from bench.run.run_types import RunConfig, UsageError
@@ -148,17 +169,7 @@ def command(args: argparse.Namespace, *, protocol: str | None = None) -> int:
             warn(f"skipped {n} bad record(s) in corpus {name} (--lenient)")
     out = Path(args.out)
     command = ["python", "-m", "bench", *sys.argv[1:]] if args._argv is None else args._argv
-    if result.ledger:  # the looks of the reports kept beside this one count too
-        from bench.report.saved_looks import scored_before
-
-        fingerprints = {
-            name: c.fingerprint
-            for name, c in result.corpora.items()
-            if name in result.ledger.get("corpora", {})
-        }
-        result.ledger["saved_reports"] = scored_before(
-            out.absolute().parent, fingerprints, result.started
-        )
+    _count_saved_looks(result, out)
     try:
         paths = write_outputs(result, out, command)
     except OSError as exc:

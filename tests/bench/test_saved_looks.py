@@ -179,3 +179,25 @@ def test_the_report_states_the_saved_reports_count_beside_the_ledger() -> None:
     text = "\n".join(report_section({"ledger": {**ledger, "saved_reports": saved}}))
     assert "In saved reports before it (`reports/`)" in text
     assert "42 (in 17 reports)" in text and "starts empty on a new machine" in text
+
+
+def test_a_command_run_counts_the_reports_beside_its_output(tmp_path: Path) -> None:
+    """End to end: the second run into the same directory of reports says, in run.json
+    and its report, that a saved report had scored its configuration on these notes."""
+    from bench.cli import main
+
+    reports = tmp_path / "reports"
+    command = ["run", "--systems", "heuristic", "--corpora", "authentic", "--n-documents", "12"]
+    command += ["--folds", "2", "--seed", "3", "--quiet", "--out"]
+    assert main([*command, str(reports / "first")]) == 0
+    first = json.loads((reports / "first" / "run.json").read_text(encoding="utf-8"))
+    assert first["ledger"]["saved_reports"]["corpora"] == {
+        "authentic": {"configurations": 0, "reports": 0}
+    }
+    assert main([*command, str(reports / "second")]) == 0
+    second = json.loads((reports / "second" / "run.json").read_text(encoding="utf-8"))
+    assert second["ledger"]["saved_reports"]["corpora"] == {
+        "authentic": {"configurations": 1, "reports": 1}
+    }
+    text = (reports / "second" / "report.md").read_text(encoding="utf-8")
+    assert "In saved reports before it (`reports/`)" in text and "1 (in 1 report)" in text
