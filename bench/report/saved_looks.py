@@ -162,7 +162,7 @@ def scored_before(
     for path in paths:
         try:
             run = json.loads(path.read_text(encoding="utf-8"))
-            if str(run.get("started", "")) >= started:
+            if str(run.get("started", "")) > started:  # to the second: the same second counts
                 continue
             ids = set(configurations(run).values())
             scored = scored_corpora(run)
