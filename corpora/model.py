@@ -256,7 +256,6 @@ def _text_hash(text: str) -> str:
     return hashlib.blake2b(normalised.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-
 #: The flags of a token no mark overlaps, one object for all of them: ``frozenset()`` makes
 #: a new 216-byte set at each call (CPython 3.11), 300 MB for the 1.4 million tokens of a
 #: PhysioNet training set and its augmented copies.

@@ -150,9 +150,9 @@ def project(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
 
 
 #: Test tokens turned into one design matrix at a time when labelling (:meth:`FeatureSVM._decide`):
-#: ~50 features per token with Mega's, at ~33 bytes each across the matrix, its column
-#: mapping and its float64 projection, so a batch of this size takes well under 100 MB
-#: whatever the size of the test set.
+#: Mega's features are ~50 per token (48 on PhysioNet notes), at ~33 bytes each across the
+#: matrix, its column mapping and its float64 projection, so a batch of this size takes
+#: under 100 MB whatever the size of the test set.
 PREDICT_BATCH_TOKENS = 40_000
 
 

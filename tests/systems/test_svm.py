@@ -371,18 +371,24 @@ def test_two_stage_svm_jackknife_models_are_fitted_once_over_the_outer_folds(
 
 @pytest.mark.parametrize(
     "params",
-    [{"features": NO_NLTK}, {"features": NO_NLTK, "mode": "multiclass"}],
-    ids=["binary", "multiclass"],
+    [
+        {"features": NO_NLTK},
+        {"features": NO_NLTK, "mode": "multiclass"},
+        {"sources": "mist", "two_stage": True},
+    ],
+    ids=["binary", "multiclass", "two-stage"],
 )
 def test_test_notes_are_labelled_in_batches_with_the_scores_of_one_matrix(
     monkeypatch, params
 ) -> None:
     """Labelling builds the test matrix a batch of notes at a time, to bound its memory;
-    the scores and labels are exactly those of the whole test set in one matrix."""
+    the scores and labels are exactly those of the whole test set in one matrix (the
+    second stage's context included: it is read per note)."""
     import systems.svm as svm_module
 
     train, test = notes(30, seed=11), notes(12, seed=12)
-    model = LocalContextSVM(**params).fit(train)
+    name = "mega" if "sources" in params else "svm"
+    model = get_system(name, **params).fit(train)
     whole_scores, whole_cats = model._scores(model.transform(test))
     whole = model.predict_scored(test)
     monkeypatch.setattr(svm_module, "PREDICT_BATCH_TOKENS", 1)
