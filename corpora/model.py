@@ -145,6 +145,24 @@ class Token:
     label: str = OUTSIDE
     flags: frozenset[str] = frozenset()
 
+    def __reduce__(self) -> tuple[type[Token], tuple[Any, ...]]:
+        """Pickled as its constructor's arguments.  A document sent to a worker carries its
+        tokens, and the state functions a slotted dataclass generates call ``fields()`` for
+        every token: 70 of 2,023 worker-seconds of a tuned PhysioNet run (docs/speed.md)."""
+        return (
+            Token,
+            (
+                self.text,
+                self.start,
+                self.end,
+                self.index,
+                self.sentence,
+                self.section,
+                self.label,
+                self.flags,
+            ),
+        )
+
 
 @dataclass(frozen=True)
 class Document:

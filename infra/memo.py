@@ -32,13 +32,24 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Iterable
 from functools import wraps
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class SpillTier(Protocol[K, V]):
+    """Where a memo's evicted entries go and are read back from (:class:`infra.spill.Spill`
+    for tuples of arrays): a second tier the memo consults before recomputing."""
+
+    def __len__(self) -> int: ...
+    def put(self, key: K, value: V) -> bool: ...
+    def get(self, key: K) -> V | None: ...
+    def retain(self, documents: Collection[str]) -> int: ...
+    def clear(self) -> None: ...
 
 MB = 1024**2
 #: The peak resident memory a worker process should stay under (docs/speed.md).
@@ -160,6 +171,9 @@ class Memo(Generic[K, V]):
     ``max_entries`` caps the number of entries too, for values whose estimate says little
     of what they hold (a loaded model, a corpus); ``document(key)`` gives the document
     fingerprint an entry belongs to, which makes the memo subject to :func:`release`.
+    ``spill`` is a second tier: entries pushed out go there, and a miss reads it before
+    the caller recomputes (:meth:`clear` empties both; :meth:`evict_all` moves what is held
+    there).
     """
 
     def __init__(
@@ -170,8 +184,10 @@ class Memo(Generic[K, V]):
         weigh: Callable[[K, V], int] | None = None,
         document: Callable[[K], str] | None = None,
         max_entries: int | None = None,
+        spill: SpillTier[K, V] | None = None,
     ) -> None:
         self.name = name
+        self.spill = spill
         self.budget = BUDGETS[name] if budget is None else int(budget)
         self.max_entries = max_entries
         self.weigh = weigh or (lambda k, v: approximate_size(k) + approximate_size(v))
@@ -203,16 +219,21 @@ class Memo(Generic[K, V]):
         """The value of ``key`` (now the most recently used), else ``default``."""
         with self._lock:
             hit = self._entries.get(key)
-            if hit is None:
-                self.misses += 1
-                return default
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return hit[0]
+            if hit is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return hit[0]
+            self.misses += 1
+        if self.spill is not None:
+            value = self.spill.get(key)
+            if value is not None:
+                return self.put(key, value)
+        return default
 
     def get_many(self, keys: Iterable[K], compute: Callable[[K], V]) -> list[V]:
         """``[self.get(k) or compute(k) for k in keys]`` under one lock (hot paths: a value
-        per token); ``compute`` must be cheap and not use this memo."""
+        per token); ``compute`` must be cheap and not use this memo.  A memo with a spill
+        tier does not use it here (its values are cheaper to compute than to read)."""
         out: list[V] = []
         append = out.append
         with self._lock:
@@ -254,9 +275,11 @@ class Memo(Generic[K, V]):
         while len(self._entries) > 1 and (
             self._size > self.budget or (limit is not None and len(self._entries) > limit)
         ):
-            _, (_, dropped) = self._entries.popitem(last=False)
+            gone, (value, dropped) = self._entries.popitem(last=False)
             self._size -= dropped
             self.evictions += 1
+            if self.spill is not None:
+                self.spill.put(gone, value)
 
     def get_or_compute(self, key: K, compute: Callable[[], V]) -> V:
         """The value of ``key``, computed (outside the lock) and stored on a miss."""
@@ -273,9 +296,27 @@ class Memo(Generic[K, V]):
                 self._size -= old[1]
 
     def clear(self) -> None:
+        """Drop every entry, those of the spill tier included."""
         with self._lock:
             self._entries.clear()
             self._size = 0
+            if self.spill is not None:
+                self.spill.clear()
+
+    def evict_all(self) -> None:
+        """Push every entry out, as the budget would: to the spill tier where there is one
+        (read back from there when needed again), else dropped."""
+        with self._lock:
+            while self._entries:
+                key, (value, _) = self._entries.popitem(last=False)
+                if self.spill is not None:
+                    self.spill.put(key, value)
+            self._size = 0
+
+    @property
+    def spilled(self) -> int:
+        """Entries in the spill tier (0 without one)."""
+        return len(self.spill) if self.spill is not None else 0
 
     def retain(self, documents: Collection[str]) -> int:
         """Drop the entries of documents not in ``documents``; returns how many went.
@@ -287,6 +328,8 @@ class Memo(Generic[K, V]):
             gone = [k for k in self._entries if of(k) not in documents]
             for k in gone:
                 self._size -= self._entries.pop(k)[1]
+            if self.spill is not None:
+                self.spill.retain(documents)
         return len(gone)
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from infra import memo, stages
+from infra.spill import Spill
 from systems.features import stored
 
 if TYPE_CHECKING:
@@ -91,8 +92,13 @@ class FeatureSpace:
         self._names_filled = 0
         #: Bumped whenever the vocabulary starts over: ids of another generation are void.
         self.generation = 0
+        # what the memo evicts is kept in this process's ids on disk (infra.spill): read
+        # back without interning the note's names again
         self._encoded: memo.Memo[tuple[str, str], Encoded] = memo.Memo(
-            "features.encoded", weigh=_weigh_encoded, document=lambda key: key[0]
+            "features.encoded",
+            weigh=_weigh_encoded,
+            document=_document_of,
+            spill=Spill(document=_document_of),
         )
         self._lock = threading.RLock()
 
@@ -105,8 +111,9 @@ class FeatureSpace:
         return self._encoded.evictions
 
     def forget_encodings(self) -> None:
-        """Empty the encodings memo (what it holds is recomputed when read again)."""
-        self._encoded.clear()
+        """Empty the encodings memo's memory: what it holds goes to its spill file, read
+        back from there when needed again."""
+        self._encoded.evict_all()
 
     def encode(self, feature: FeatureClass, document: Document) -> Encoded:
         """(indptr, indices) of ``feature`` on ``document``: CSR rows of global feature ids
@@ -266,13 +273,20 @@ class FeatureSpace:
         return block.indptr, block.indices
 
     def restart_if_empty(self) -> None:
-        """Start the vocabulary over when no encoding refers to it any more."""
+        """Start the vocabulary over when no encoding refers to it any more (none held in
+        memory or spilled)."""
         with self._lock:
-            if not len(self._encoded) and self.names:
+            if not len(self._encoded) and not self._encoded.spilled and self.names:
+                self._encoded.clear()  # the spill file, emptied
                 self.vocabulary = {}
                 self.names = []
                 self._names_array, self._names_filled = np.empty(0, dtype=object), 0
                 self.generation += 1
+
+
+def _document_of(key: tuple[str, str]) -> str:
+    """The document an encoding belongs to: the first part of its key."""
+    return key[0]
 
 
 def _extract(feature: FeatureClass, document: Document) -> stored.Local:

@@ -24,10 +24,10 @@ def cache_dir(tmp_path: Path, monkeypatch) -> Path:
     path.mkdir(mode=0o700)
     monkeypatch.setenv("DEID_BENCH_CACHE", str(path))
     monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
-    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
     FEATURE_SPACE.restart_if_empty()
     yield path
-    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
     FEATURE_SPACE.restart_if_empty()
 
 
@@ -37,7 +37,7 @@ def _entries(cache_dir: Path) -> list[Path]:
 
 def _fresh_matrix(docs: list[Document]):
     """The matrix of ``docs`` from a new vocabulary, and the vocabulary's names."""
-    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
     FEATURE_SPACE.restart_if_empty()
     x = FEATURE_SPACE.matrix(FEATURES, docs, binary=True)
     return x, list(FEATURE_SPACE.names)
@@ -75,7 +75,7 @@ def test_stored_encodings_give_the_same_ids_and_matrix(cache_dir, monkeypatch) -
     assert np.array_equal(after.indices, before.indices)
     assert np.array_equal(after.data, before.data)
     # a set whose classes are partly in the memo is stored whole, and read back the same
-    FEATURE_SPACE.forget_encodings()
+    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
     FEATURE_SPACE.restart_if_empty()
     FEATURE_SPACE.encode(FEATURES[1], docs[0])
     rows = FEATURE_SPACE.rows(FEATURES[:2], docs[0])
@@ -112,3 +112,32 @@ def test_a_corrupt_entry_is_extracted_again(cache_dir, monkeypatch) -> None:
         path.write_bytes(path.read_bytes()[:-7] + b"garbage")
     after, names_after = _fresh_matrix(docs)
     assert names_after == names and (after != before).nnz == 0
+
+
+def test_evicted_encodings_come_back_from_the_spill_file_not_interned_again(
+    cache_dir, monkeypatch
+) -> None:
+    """Past its budget the memo writes what it evicts, in the process's ids, to its spill
+    file (infra.spill): the next pass reads the arrays back, extracting and interning
+    nothing, and builds the same matrix."""
+    docs = notes(8, seed=9)
+    before, names = _fresh_matrix(docs)
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "budget", FEATURE_SPACE._encoded.size // 3)
+    first, names_first = _fresh_matrix(docs)
+    assert FEATURE_SPACE._encoded.spilled > 0 and len(FEATURE_SPACE._encoded) < 3 * len(docs)
+    interned: list[tuple[str, str]] = []
+    intern = type(FEATURE_SPACE)._intern
+    monkeypatch.setattr(
+        type(FEATURE_SPACE),
+        "_intern",
+        lambda self, part, key: interned.append(key) or intern(self, part, key),
+    )
+    again = FEATURE_SPACE.matrix(FEATURES, docs, binary=True)
+    assert interned == []  # no note's names looked up again
+    assert names_first == names == list(FEATURE_SPACE.names)
+    for x in (first, again):
+        assert (x != before).nnz == 0 and np.array_equal(x.indices, before.indices)
+    FEATURE_SPACE.forget_encodings()  # the memory goes; the spill keeps it all
+    assert len(FEATURE_SPACE._encoded) == 0 and FEATURE_SPACE._encoded.spilled == 3 * len(docs)
+    FEATURE_SPACE.restart_if_empty()  # spilled encodings still use the vocabulary: kept
+    assert list(FEATURE_SPACE.names) == names
