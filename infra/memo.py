@@ -61,6 +61,10 @@ BUDGETS: dict[str, int] = {
     # each feature class's constructor parameters; systems.features.stored: what identifies
     # a directory of word lists, for the disk keys of encodings
     "features.encoded": 160 * MB,
+    # ... and each document's rows of a feature set, merged and sorted (an SVM's binary
+    # design rows), once the memo above has had to evict: a tuned run over more notes
+    # than it holds reads them back from its spill file rather than merge them again
+    "features.binary_rows": 32 * MB,
     "features.param_names": 1 * MB,
     "features.lists_stamp": 1 * MB,
     # systems.crf: CRFsuite item sequences of documents (crf, mist and multi's bases)

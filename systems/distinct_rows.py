@@ -49,12 +49,33 @@ def collapse_rows(
     )
 
 
+def unique_labels(labels: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(labels, return_inverse=True, return_counts=True)``: the sorted classes,
+    each label's index into them and each class's count.
+
+    Category labels are Python strings in an object array, which ``np.unique`` sorts one
+    comparison at a time: a tuned PhysioNet run spent 85 worker-seconds sorting its 1.3
+    million training labels, several times per fit (py-spy, docs/speed.md).  For object
+    arrays the classes are the sorted distinct labels and the codes a look-up, the same
+    arrays in a fraction of the time; other arrays go to ``np.unique``."""
+    values = np.asarray(labels)
+    if values.dtype.kind != "O" or values.ndim != 1:
+        return np.unique(values, return_inverse=True, return_counts=True)  # type: ignore[return-value]
+    items = values.tolist()
+    ordered = sorted(set(items))
+    position = {c: i for i, c in enumerate(ordered)}
+    codes = np.fromiter(map(position.__getitem__, items), dtype=np.intp, count=len(items))
+    classes = np.empty(len(ordered), dtype=object)
+    classes[:] = ordered
+    return classes, codes, np.bincount(codes, minlength=len(ordered))
+
+
 def balanced_weights(labels: Sequence[Any]) -> dict[Any, float]:
     """scikit-learn's ``class_weight="balanced"`` computed on every token, which the
     collapsed rows no longer show one by one (recent scikit-learn weighs the counts by
     ``sample_weight`` itself; older releases count rows)."""
     values = np.asarray(labels)
-    classes, counts = np.unique(values, return_counts=True)
+    classes, _, counts = unique_labels(values)
     convert = str if values.dtype.kind in "OUS" else (lambda c: c.item())
     return {
         convert(c): len(values) / (len(classes) * int(n))
@@ -75,7 +96,7 @@ def collapse_matrix(
     x = sp.csr_matrix(x)
     if not x.has_sorted_indices:
         x.sort_indices()
-    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    _, codes, _ = unique_labels(y)
     indptr, indices, data = x.indptr, x.indices, x.data
     with_values = not bool(np.all(data == 1))
     seen: dict[tuple[bytes, bytes, int], int] = {}
@@ -109,7 +130,7 @@ def distinct_rows(
     indices) per document, ids sorted within each row), without ever building the whole
     matrix: only distinct rows are kept, so memory follows them, not the tokens (a note
     and three augmented copies make four times the tokens and a few more distinct rows)."""
-    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    _, codes, _ = unique_labels(y)
     seen: dict[tuple[bytes, int], int] = {}
     kept: list[bytes] = []  # each distinct row's ids, as its key holds them (no copy)
     first: list[int] = []

@@ -70,7 +70,7 @@ from systems.base import (
     selecting,
     split_by_document,
 )
-from systems.distinct_rows import balanced_weights, collapse_matrix, distinct_rows
+from systems.distinct_rows import balanced_weights, collapse_matrix, distinct_rows, unique_labels
 from systems.features.base import FEATURE_SPACE, FeatureClass
 from systems.features.base import FeatureSpace as FeatureSpace  # re-exported
 from systems.features.statdeid import (
@@ -380,7 +380,7 @@ class FeatureSVM(System):
         weight = float(w)
         if self.mode == "binary":
             return {0: 1.0, 1: weight}
-        return {c: (1.0 if c == OUTSIDE else weight) for c in np.unique(y)}
+        return {c: (1.0 if c == OUTSIDE else weight) for c in unique_labels(y)[0]}
 
     def _estimator(self, y: np.ndarray) -> Any:
         from sklearn.svm import SVC, LinearSVC
@@ -430,7 +430,7 @@ class FeatureSVM(System):
             FEATURE_SPACE.forget_encodings()
             trim_heap()
         self.columns_ = design.columns
-        classes = np.unique(design.y_all)
+        classes = unique_labels(design.y_all)[0]
         # class weights from every token; none at all when there is nothing to separate
         estimator = self._estimator(design.y_all) if len(classes) >= 2 else None
         x, y, weights = design.x, design.y, design.weights
@@ -475,7 +475,7 @@ class FeatureSVM(System):
         features = self._features()
         y_all = self._targets(documents)
         y, weights = y_all, None
-        if key[3] and len(np.unique(y_all)) >= 2:
+        if key[3] and len(unique_labels(y_all)[0]) >= 2:
             blocks = (FEATURE_SPACE.binary_rows(features, d) for d in documents)
             x, y, weights = distinct_rows(blocks, y_all, len(FEATURE_SPACE), MERGE_LIMIT)
         else:

@@ -100,6 +100,12 @@ class FeatureSpace:
             document=_document_of,
             spill=Spill(document=_document_of),
         )
+        self._binary: memo.Memo[tuple[str, str], Encoded] = memo.Memo(
+            "features.binary_rows",
+            weigh=_weigh_encoded,
+            document=_document_of,
+            spill=Spill(document=_document_of),
+        )
         self._lock = threading.RLock()
 
     def __len__(self) -> int:
@@ -107,13 +113,14 @@ class FeatureSpace:
 
     @property
     def evictions(self) -> int:
-        """Encodings the memo has evicted so far: a pass over more notes than it holds."""
-        return self._encoded.evictions
+        """Encodings the memos have evicted so far: a pass over more notes than they hold."""
+        return self._encoded.evictions + self._binary.evictions
 
     def forget_encodings(self) -> None:
-        """Empty the encodings memo's memory: what it holds goes to its spill file, read
+        """Empty the encodings memos' memory: what they hold goes to their spill files, read
         back from there when needed again."""
         self._encoded.evict_all()
+        self._binary.evict_all()
 
     def encode(self, feature: FeatureClass, document: Document) -> Encoded:
         """(indptr, indices) of ``feature`` on ``document``: CSR rows of global feature ids
@@ -238,7 +245,10 @@ class FeatureSpace:
         lengths: list[np.ndarray] = []
         cols: list[np.ndarray] = []
         for doc in documents:
-            indptr, indices = _interleave(self.encode_all(features, doc))
+            if binary:  # each row's ids sorted and distinct already
+                indptr, indices = self.binary_rows(features, doc)
+            else:
+                indptr, indices = _interleave(self.encode_all(features, doc))
             lengths.append(np.diff(indptr))
             cols.append(indices)
         n_rows = sum(len(x) for x in lengths)
@@ -254,30 +264,46 @@ class FeatureSpace:
         out = sp.csr_matrix(
             (np.ones(len(indices), np.float32), indices, indptr), shape=shape, copy=False
         )
-        out.sum_duplicates()  # sorts each row's ids; a name two classes emit is one column
         if binary:
-            out.data[:] = 1.0
+            out.has_canonical_format = True  # sorted and distinct (binary_rows): all ones
+        else:
+            out.sum_duplicates()  # sorts each row's ids; a name two classes emit, value 2
         return out
 
     def binary_rows(self, features: Sequence[FeatureClass], document: Document) -> Encoded:
         """(indptr, indices) of one document's rows of :meth:`matrix` with ``binary=True``:
-        each token's global ids, sorted, each once."""
+        each token's global ids, sorted, each once (read-only).
+
+        Kept in a memo of their own once the encodings memo has had to evict (a run over
+        more notes than it holds, whose every fit merges each note's classes again), with
+        a spill file behind it; a run that fits in memory keeps only the encodings."""
         import scipy.sparse as sp
 
+        key = (document.fingerprint, "\0".join(f.key() for f in features))
+        hit = self._binary.get(key)
+        if hit is not None:
+            return hit
         indptr, indices = _interleave(self.encode_all(features, document))
         block = sp.csr_matrix(  # a single class's encoding is shared and read-only: copied
             (np.ones(len(indices), np.float32), indices.copy(), indptr.copy()),
             shape=(len(indptr) - 1, len(self.names)),
         )
         block.sum_duplicates()
-        return block.indptr, block.indices
+        rows = (block.indptr, block.indices)
+        for a in rows:
+            a.flags.writeable = False
+        if self._encoded.evictions:
+            self._binary.put(key, rows)
+        return rows
 
     def restart_if_empty(self) -> None:
         """Start the vocabulary over when no encoding refers to it any more (none held in
         memory or spilled)."""
         with self._lock:
-            if not len(self._encoded) and not self._encoded.spilled and self.names:
-                self._encoded.clear()  # the spill file, emptied
+            held = (len(m) or m.spilled for m in (self._encoded, self._binary))
+            if not any(held) and self.names:
+                self._encoded.clear()  # the spill files, emptied
+                self._binary.clear()
                 self.vocabulary = {}
                 self.names = []
                 self._names_array, self._names_filled = np.empty(0, dtype=object), 0

@@ -24,10 +24,15 @@ def cache_dir(tmp_path: Path, monkeypatch) -> Path:
     path.mkdir(mode=0o700)
     monkeypatch.setenv("DEID_BENCH_CACHE", str(path))
     monkeypatch.delenv("DEID_BENCH_NO_CACHE", raising=False)
-    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
-    FEATURE_SPACE.restart_if_empty()
+    _reset()
     yield path
-    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
+    _reset()
+
+
+def _reset() -> None:
+    """No encoding held, in memory or spilled: the next one starts a new vocabulary."""
+    FEATURE_SPACE._encoded.clear()
+    FEATURE_SPACE._binary.clear()
     FEATURE_SPACE.restart_if_empty()
 
 
@@ -37,8 +42,7 @@ def _entries(cache_dir: Path) -> list[Path]:
 
 def _fresh_matrix(docs: list[Document]):
     """The matrix of ``docs`` from a new vocabulary, and the vocabulary's names."""
-    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
-    FEATURE_SPACE.restart_if_empty()
+    _reset()
     x = FEATURE_SPACE.matrix(FEATURES, docs, binary=True)
     return x, list(FEATURE_SPACE.names)
 
@@ -75,8 +79,7 @@ def test_stored_encodings_give_the_same_ids_and_matrix(cache_dir, monkeypatch) -
     assert np.array_equal(after.indices, before.indices)
     assert np.array_equal(after.data, before.data)
     # a set whose classes are partly in the memo is stored whole, and read back the same
-    FEATURE_SPACE._encoded.clear()  # memory and spill file: a new vocabulary follows
-    FEATURE_SPACE.restart_if_empty()
+    _reset()
     FEATURE_SPACE.encode(FEATURES[1], docs[0])
     rows = FEATURE_SPACE.rows(FEATURES[:2], docs[0])
     again = FEATURE_SPACE.rows(FEATURES[:2], docs[0])
@@ -141,3 +144,30 @@ def test_evicted_encodings_come_back_from_the_spill_file_not_interned_again(
     assert len(FEATURE_SPACE._encoded) == 0 and FEATURE_SPACE._encoded.spilled == 3 * len(docs)
     FEATURE_SPACE.restart_if_empty()  # spilled encodings still use the vocabulary: kept
     assert list(FEATURE_SPACE.names) == names
+
+
+def test_merged_rows_are_kept_once_the_memo_evicts_and_give_the_same_matrix(
+    cache_dir, monkeypatch
+) -> None:
+    """``matrix(binary=True)`` is each note's merged rows (sorted, distinct ids per token)
+    stacked: the same matrix as merging the classes' ids and summing duplicates over the
+    whole batch; the merged rows are kept (memo, then spill) only in a run that evicts."""
+    docs = notes(6, seed=10)
+    features = (*FEATURES, common.ShapeWindow(offsets=(0,)))  # "shape0=..." emitted twice
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 0)
+    _reset()
+    x = FEATURE_SPACE.matrix(features, docs, binary=True)
+    assert len(FEATURE_SPACE._binary) == 0  # everything fits: nothing kept twice
+    summed = FEATURE_SPACE.matrix(features, docs)  # a name two classes emit counts twice
+    assert summed.max() == 2.0 and x.has_canonical_format and x.max() == 1.0
+    summed.data[:] = 1.0
+    assert (x != summed).nnz == 0 and np.array_equal(x.indices, summed.indices)
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 1)
+    again = FEATURE_SPACE.matrix(features, docs, binary=True)
+    assert len(FEATURE_SPACE._binary) == len(docs)
+    FEATURE_SPACE.forget_encodings()
+    assert FEATURE_SPACE._binary.spilled == len(docs)
+    third = FEATURE_SPACE.matrix(features, docs, binary=True)  # from the spill file
+    for y in (again, third):
+        assert np.array_equal(y.indptr, x.indptr) and np.array_equal(y.indices, x.indices)
+        assert np.array_equal(y.data, x.data) and y.data.dtype == np.float32

@@ -335,9 +335,11 @@ def test_encodings_that_outgrow_their_memo_are_dropped_before_liblinear(monkeypa
     plain = LocalContextSVM(features=NO_NLTK).fit(train).predict(test)
     FEATURE_SPACE.forget_encodings()
     monkeypatch.setattr(FEATURE_SPACE._encoded, "budget", 20_000)
+    monkeypatch.setattr(FEATURE_SPACE._binary, "budget", 20_000)
     evicted = FEATURE_SPACE.evictions
     model = LocalContextSVM(features=NO_NLTK).fit(train)
     assert FEATURE_SPACE.evictions > evicted and len(FEATURE_SPACE._encoded) == 0
+    assert len(FEATURE_SPACE._binary) == 0
     assert model.predict(test) == plain
 
 
