@@ -53,3 +53,23 @@ def test_tokens_without_flags_share_one_empty_set() -> None:
         assert len(empty) >= 6 and all(f is empty[0] for f in empty)
     assert [t.text for t in marked.tokens if t.flags] == ["Smith"]
     assert next(t.flags for t in marked.tokens if t.flags) == frozenset({"ambiguous"})
+
+
+def test_a_document_sent_to_a_worker_keeps_its_tokens_and_their_shared_flags() -> None:
+    """Tokens pickle as their constructor's arguments (the dataclass's generated state
+    functions were 70 worker-seconds of a tuned PhysioNet run): equal tokens come back,
+    every field included, and the flagless ones still share one empty set."""
+    import pickle
+
+    from corpora.model import Mark
+
+    doc = Document(
+        "a", "Seen by Dr. Smith on 3/4 today.", (Span(12, 17, "DOCTOR"),), (Mark(12, 17, "amb"),)
+    )
+    tokens = doc.tokens
+    back = pickle.loads(pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back.tokens == tokens and back.fingerprint == doc.fingerprint
+    assert [t.label for t in back.tokens] == [t.label for t in tokens]
+    assert next(t.flags for t in back.tokens if t.flags) == frozenset({"amb"})
+    empty = [t.flags for t in back.tokens if not t.flags]
+    assert len(empty) >= 6 and all(f is empty[0] for f in empty)

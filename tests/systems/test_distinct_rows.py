@@ -5,10 +5,11 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
-from systems.distinct_rows import balanced_weights, collapse_matrix
+from systems.distinct_rows import balanced_weights, collapse_matrix, unique_labels
 
 
 def _data(seed: int = 0) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -94,3 +95,17 @@ def test_blocks_of_rows_give_the_collapse_of_the_whole_matrix() -> None:
         merged = distinct_rows(blocks, y, x.shape[1], limit)
         assert (whole[0] != merged[0]).nnz == 0 and whole[0].shape == merged[0].shape
         assert list(whole[1]) == list(merged[1]) and list(whole[2]) == list(merged[2])
+
+
+@pytest.mark.parametrize("n", [0, 1, 2000])
+def test_unique_labels_gives_numpys_arrays(n: int) -> None:
+    """Object labels are counted by a look-up (np.unique sorts them one comparison at a
+    time): the same classes, codes and counts, with the same dtypes; other arrays go to
+    np.unique itself."""
+    rng = np.random.default_rng(n)
+    labels = rng.choice(["O", "DOCTOR", "PATIENT", "DATE", "LOCATION"], n).tolist()
+    for y in (np.array(labels, dtype=object), np.array([lab != "O" for lab in labels], np.int8)):
+        got = unique_labels(y)
+        want = np.unique(y, return_inverse=True, return_counts=True)
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
