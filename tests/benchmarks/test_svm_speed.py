@@ -154,3 +154,27 @@ def _renamed_seed(docs: list[Document], seed: int) -> list[Document]:
         nlp._POS.put(new.fingerprint, nlp.pos_tags(old))
         nlp._LEMMAS.put(new.fingerprint, nlp.lemmas(old))
     return out
+
+
+@requires_nltk
+@pytest.mark.parametrize("spill", [True, False], ids=["from-spill", "from-disk-entries"])
+def test_design_of_notes_the_memos_cannot_hold(benchmark, split, spill: bool) -> None:
+    """A binary design matrix of notes whose encodings outgrew the memos (a tuned PhysioNet
+    run with augmented copies, every fit): read back from the spill files in the
+    process's ids, or without them from the cache's disk entries, every name interned
+    again (what the tuned run spent 450 worker-seconds on; docs/speed.md).  Same matrix."""
+    docs = split[0] + split[1]
+    features = MegaSVM()._features()
+    space = FeatureSpace()
+    whole = space.matrix(features, docs, binary=True)
+    budget = max(space._encoded.size // 4, 1)
+    for m in (space._encoded, space._binary):
+        m.clear()
+        m.budget = budget
+        if not spill:
+            m.spill = None
+    space.matrix(features, docs, binary=True)  # evicts as it goes: to spill or disk
+    assert space.evictions > 0
+    benchmark.extra_info["tokens"] = sum(len(d.tokens) for d in docs)
+    x = benchmark.pedantic(lambda: space.matrix(features, docs, binary=True), rounds=3)
+    assert (x != whole).nnz == 0 and x.shape == whole.shape
