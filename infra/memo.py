@@ -51,6 +51,7 @@ class SpillTier(Protocol[K, V]):
     def retain(self, documents: Collection[str]) -> int: ...
     def clear(self) -> None: ...
 
+
 MB = 1024**2
 #: The peak resident memory a worker process should stay under (docs/speed.md).
 MEMORY_TARGET = 2048 * MB
@@ -236,8 +237,8 @@ class Memo(Generic[K, V]):
 
     def get_many(self, keys: Iterable[K], compute: Callable[[K], V]) -> list[V]:
         """``[self.get(k) or compute(k) for k in keys]`` under one lock (hot paths: a value
-        per token); ``compute`` must be cheap and not use this memo.  A memo with a spill
-        tier does not use it here (its values are cheaper to compute than to read)."""
+        per token); ``compute`` must be cheap and not use this memo.  A spill tier is not
+        read here (no memo read this way has one), only written by evictions."""
         out: list[V] = []
         append = out.append
         with self._lock:

@@ -35,8 +35,8 @@ K = TypeVar("K", bound=Hashable)
 #: Arrays as the spill stores them: a tuple of one-dimensional numpy arrays.
 Arrays = tuple[np.ndarray, ...]
 
-#: The most a process writes to its spill file before it stops spilling (4 GiB: about ten
-#: times a PhysioNet tuned run's encodings per worker).
+#: The most a process writes to its spill file before it stops spilling: a bound on the
+#: disk it may take, not a measured need (past it the memo recomputes, as without a spill).
 MAX_BYTES = 4 * 1024**3
 
 

@@ -279,10 +279,12 @@ class FeatureSpace:
         a spill file behind it; a run that fits in memory keeps only the encodings."""
         import scipy.sparse as sp
 
-        key = (document.fingerprint, "\0".join(f.key() for f in features))
-        hit = self._binary.get(key)
-        if hit is not None:
-            return hit
+        key = None
+        if self._encoded.evictions:  # else nothing was ever kept: no key to build
+            key = (document.fingerprint, "\0".join(f.key() for f in features))
+            hit = self._binary.get(key)
+            if hit is not None:
+                return hit
         indptr, indices = _interleave(self.encode_all(features, document))
         block = sp.csr_matrix(  # a single class's encoding is shared and read-only: copied
             (np.ones(len(indices), np.float32), indices.copy(), indptr.copy()),
@@ -292,7 +294,7 @@ class FeatureSpace:
         rows = (block.indptr, block.indices)
         for a in rows:
             a.flags.writeable = False
-        if self._encoded.evictions:
+        if key is not None:
             self._binary.put(key, rows)
         return rows
 
