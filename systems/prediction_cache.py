@@ -23,6 +23,7 @@ import numpy as np
 
 from corpora.model import PREDICTABLE_LABELS, Document, check_predictions
 from infra import cache, memo, stages
+from systems import shared_labels
 from systems.base import FitContext, System, check_scores, fit_with_context
 
 NAMESPACE = "predictions"
@@ -244,15 +245,15 @@ class _Model:
         self.system, self.train, self.context = system, train, context
         self.fitted = not system.tags().requires_training
         self.key: tuple[str, str] | None = None
+        #: The model's key in every process (its labels, :mod:`systems.shared_labels`).
+        self.shared: str | None = None
         if self.fitted:
             self.key = (prediction_key(system, [], [], context), "")
         elif keep and train:
             from systems.features.base import FEATURE_SPACE  # models hold its feature ids
 
-            self.key = (
-                prediction_key(system, train, [], context) + f"@{FEATURE_SPACE.generation}",
-                train[0].fingerprint,
-            )
+            self.shared = prediction_key(system, train, [], context)
+            self.key = (f"{self.shared}@{FEATURE_SPACE.generation}", train[0].fingerprint)
 
     def _fit(self) -> System:
         if self.fitted:
@@ -284,7 +285,30 @@ class _Model:
                 return system.predict_scored(test)
         model_key = self.key[0]
         known = [_LABELS.get((model_key, d.fingerprint)) for d in test]
+        if any(hit is None for hit in known):
+            known = self._label(test, known, prefetch)
+        scored = [score for _, score in known]
+        return [_unpack(lab) for lab, _ in known], (
+            None if any(score is None for score in scored) else scored  # type: ignore[misc]
+        )
+
+
+    def _label(
+        self,
+        test: Sequence[Document],
+        known: list[tuple[Any, Any] | None],
+        prefetch: Sequence[Document],
+    ) -> list[tuple[Any, Any]]:
+        """``known`` completed: from what any process stored for this model, else labelled
+        here (with ``prefetch``), remembered, and stored for the others."""
+        model_key = self.key[0] if self.key is not None else ""
+        missing = [d.fingerprint for d, hit in zip(test, known, strict=True) if hit is None]
+        stored = shared_labels.read(self.shared, missing) if self.shared else {}
+        for fingerprint, value in stored.items():
+            _LABELS.put((model_key, fingerprint), value)
         todo = [d for d, hit in zip(test, known, strict=True) if hit is None]
+        todo = [d for d in todo if d.fingerprint not in stored]
+        fresh: dict[str, tuple[Any, Any]] = {}
         if todo:
             have = {d.fingerprint for d in todo}
             todo += [
@@ -301,14 +325,13 @@ class _Model:
                     todo, labels, scores if scores is not None else [None] * len(todo), strict=True
                 )
             }
-            known = [
-                hit if hit is not None else fresh[d.fingerprint]
-                for d, hit in zip(test, known, strict=True)
-            ]
-        scored = [score for _, score in known]
-        return [_unpack(lab) for lab, _ in known], (
-            None if any(score is None for score in scored) else scored  # type: ignore[misc]
-        )
+            if self.shared:
+                shared_labels.write(self.shared, fresh)
+        got = {**stored, **fresh}
+        return [
+            hit if hit is not None else got[d.fingerprint]
+            for d, hit in zip(test, known, strict=True)
+        ]
 
 
 def remember(system: System, train: Sequence[Document], documents: Sequence[Document]) -> None:
