@@ -277,8 +277,9 @@ class _Model:
     def labelled(
         self, test: Sequence[Document], prefetch: Sequence[Document] = ()
     ) -> tuple[list[list[str]], list[np.ndarray] | None]:
-        """``predict_scored(test)``; for a kept model, each document labelled once, and
-        ``prefetch`` labelled with the first documents that need the model."""
+        """``predict_scored(test)``; for a kept model, each document labelled once (what
+        any worker stored for the model, :mod:`systems.shared_labels`, is read before it
+        is fitted), and ``prefetch`` labelled with the first documents that need it."""
         if self.key is None:
             system = self._fit()
             with stages.stage(stages.PREDICT):
@@ -291,7 +292,6 @@ class _Model:
         return [_unpack(lab) for lab, _ in known], (
             None if any(score is None for score in scored) else scored  # type: ignore[misc]
         )
-
 
     def _label(
         self,
