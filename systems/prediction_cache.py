@@ -287,7 +287,7 @@ class _Model:
         model_key = self.key[0]
         known = [_LABELS.get((model_key, d.fingerprint)) for d in test]
         if any(hit is None for hit in known):
-            known = self._label(test, known, prefetch)
+            known = self._label(model_key, test, known, prefetch)
         scored = [score for _, score in known]
         return [_unpack(lab) for lab, _ in known], (
             None if any(score is None for score in scored) else scored  # type: ignore[misc]
@@ -295,13 +295,13 @@ class _Model:
 
     def _label(
         self,
+        model_key: str,
         test: Sequence[Document],
         known: list[tuple[Any, Any] | None],
         prefetch: Sequence[Document],
     ) -> list[tuple[Any, Any]]:
         """``known`` completed: from what any process stored for this model, else labelled
-        here (with ``prefetch``), remembered, and stored for the others."""
-        model_key = self.key[0] if self.key is not None else ""
+        here (with ``prefetch``), remembered under ``model_key``, and stored for the others."""
         missing = [d.fingerprint for d, hit in zip(test, known, strict=True) if hit is None]
         stored = shared_labels.read(self.shared, missing) if self.shared else {}
         for fingerprint, value in stored.items():

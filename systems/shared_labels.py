@@ -7,8 +7,9 @@ and labels the notes of the other outer folds of its block at the same time
 in when that fold labels its test notes (``left_out``).  Those labels lived only in the
 memory of the process that fitted the model, so the other worker fitted the same model
 again when it reached another fold of the block, and so did the same worker once its
-32 MB labels memo had evicted them: on the default run, ``multi`` fitted five of the six
-block models of each base in both workers.
+32 MB labels memo had evicted them.  On the headline PhysioNet configuration's 5-fold
+command, 38 of 98 liblinear fits repeated one already made; with this module, 19 of 80
+(docs/speed.md).
 
 Here each model's labels are also written to the cache directory (namespace
 :data:`NAMESPACE`), under the model's key without the process's feature-space generation
@@ -34,7 +35,9 @@ from typing import Any
 from infra import cache
 
 NAMESPACE = "prediction-labels"
-#: Most entries read for one model (a model is fitted once per worker at most).
+#: Most entries of one model: one per call that labelled documents no entry held (its
+#: fit in each worker that made it, then each fold's test notes, ``left_out``); past it
+#: labels are not stored and a later worker fits the model again.
 MAX_ENTRIES = 64
 
 #: A document's labels as a kept model gave them: packed labels and scores (or ``None``).
