@@ -491,15 +491,27 @@ class CrfSystem(System):
         tags = [bio_tags(d) for d in documents]
         self.left_out_: LeftOut | None = None
         if self.two_stage:
+            from systems import prediction_cache
+
+            first_stage = self._first_stage()
             first_labels, self.left_out_ = jackknife(
-                self._first_stage(),
+                first_stage,
                 documents,
                 self.inner_folds,
                 self.seed,
                 self.group_by,
                 context,
             )
-            learner.fit(documents, self._rows(documents), tags, first_labels=first_labels)
+            # the first stage on these notes may be kept already, as a jackknife block model
+            first = prediction_cache.fitted(first_stage, documents)
+            assert isinstance(first, CrfSystem)
+            learner.fit(
+                documents,
+                self._rows(documents),
+                tags,
+                first_labels=first_labels,
+                first=first._fitted(),
+            )
         else:
             learner.fit(documents, self._rows(documents), tags)
         self.learner_ = learner

@@ -207,13 +207,16 @@ class TwoStage:
         rows: Rows,
         labels: Sequence[Sequence[str]],
         first_labels: Sequence[Sequence[str]] | None = None,
+        first: Learner | None = None,
     ) -> TwoStage:
         """Fit both stages; ``first_labels`` are the training documents' out-of-fold
         first-stage labels where the caller made them (:func:`jackknife`), else
-        they are made here (:func:`out_of_fold_labels`)."""
+        they are made here (:func:`out_of_fold_labels`); ``first`` is the first learner
+        already fitted on these documents and labels where the caller has it."""
         first_rows = self._first_input(documents, rows)
-        first = self.make_learner()
-        first.fit(documents, first_rows, labels)
+        if first is None:
+            first = self.make_learner()
+            first.fit(documents, first_rows, labels)
         if first_labels is None:
             first_labels = out_of_fold_labels(
                 self.make_learner,

@@ -15,6 +15,7 @@ import os
 import pickle
 import time
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -262,8 +263,12 @@ class _Model:
         if kept is not None:
             self.system = kept
         else:
-            with stages.stage(stages.FIT):
-                fit_with_context(self.system, self.train, self.context)
+            keeping = _KEEPING.set(self.key is not None)
+            try:
+                with stages.stage(stages.FIT):
+                    fit_with_context(self.system, self.train, self.context)
+            finally:
+                _KEEPING.reset(keeping)
             if self.key is not None:
                 _MODELS.put(self.key, self.system)
         self.fitted = True
@@ -332,6 +337,33 @@ class _Model:
             hit if hit is not None else got[d.fingerprint]
             for d, hit in zip(test, known, strict=True)
         ]
+
+
+#: Whether this process is fitting a kept model (``keep_model``), whose parts
+#: :func:`fitted` then keeps too.
+_KEEPING: ContextVar[bool] = ContextVar("prediction_cache.keeping", default=False)
+
+
+def fitted(system: System, train: Sequence[Document]) -> System:
+    """``system`` fitted on ``train``: the model this process keeps under that key where
+    there is one, else fitted here, and kept when it is part of a kept model being fitted.
+
+    Why: one model can be a part of another.  The first stage of ``multi``'s Illinois block
+    model (the base without its second stage, on the notes outside a block) is the block
+    model of the same base's own jackknife in the full fit of the same outer fold: the same
+    system on the same notes, which was fitted twice (six fits of half a corpus per corpus
+    of the default run).  A part of a model that is not kept is not kept either, so a full
+    fit's first stage does not push block models out of memory."""
+    model = _Model(system, train, None, True)
+    if model.key is None:
+        return model._fit()
+    kept = _MODELS.get(model.key)
+    if kept is not None:
+        return kept
+    fit_with_context(system, train, None)
+    if _KEEPING.get():
+        _MODELS.put(model.key, system)
+    return system
 
 
 def remember(system: System, train: Sequence[Document], documents: Sequence[Document]) -> None:

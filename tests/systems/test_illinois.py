@@ -314,3 +314,50 @@ def test_second_stage_names_extend_each_tokens_names_as_merged_dicts_would(clash
     assert from_names == [[list(r) for r in from_dicts[0]]]
     assert from_names[0][k].count(shared) == 1
     assert set(second[k]) <= set(from_names[0][k])
+
+
+def test_a_kept_first_stage_is_not_fitted_again_inside_a_kept_two_stage_model(
+    tmp_path, monkeypatch
+) -> None:
+    """The first stage of a kept two-stage block model (``multi``'s Illinois base on the
+    notes outside a block) is the block model of the base's own jackknife on the same
+    notes: a CRF kept under that key is used, not fitted a second time, and the labels
+    are those of the fit made from scratch.  A two-stage model that is not kept does not
+    keep its first stage (it would push block models out of memory)."""
+    from corpora.load import load_corpus
+    from systems import prediction_cache
+    from systems.base import get_system
+    from systems.crf import CrfLearner
+
+    monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path / "cache"))
+    corpus, _ = load_corpus("authentic")
+    docs = list(corpus.documents)[:24]
+    train, test = docs[:18], docs[18:]
+    params = {"feature_set": "illinois", "algorithm": "ap", "max_iterations": 2}
+    fits: list[int] = []
+    real_fit = CrfLearner.fit
+
+    def counted(self, documents, rows, labels):  # type: ignore[no-untyped-def]
+        fits.append(len(documents))
+        return real_fit(self, documents, rows, labels)
+
+    monkeypatch.setattr(CrfLearner, "fit", counted)
+
+    def two_stage(keep: bool) -> list[list[str]]:
+        system = get_system("crf", two_stage=True, **params)
+        return prediction_cache.fit_predict_many(system, train, [(None, test)], keep_model=keep)[
+            0
+        ].labels
+
+    prediction_cache._MODELS.clear()
+    fresh = two_stage(keep=False)  # two jackknife fits, the first stage, the second stage
+    assert len(fits) == 4
+    assert len(prediction_cache._MODELS) == 0
+
+    first_stage = get_system("crf", **params)
+    prediction_cache.fit_predict_many(first_stage, train, [(None, test)], keep_model=True)
+    monkeypatch.setenv("DEID_BENCH_NO_CACHE", "1")  # no stored labels: fitted again
+    fits.clear()
+    assert two_stage(keep=True) == fresh
+    assert fits == [9, 9, 18]  # the jackknife's two models and the second stage only
+    prediction_cache._MODELS.clear()
