@@ -167,11 +167,10 @@ class FeatureSpace:
             ids = list(map(vocab.get, names))
             if None in ids:
                 known = self.names
-                for j, name in enumerate(names):
-                    if ids[j] is None:
-                        idx = vocab[name] = len(known)  # names are distinct: new here
-                        known.append(name)
-                        ids[j] = idx
+                new = list(itertools.filterfalse(vocab.__contains__, names))
+                vocab.update(zip(new, range(len(known), len(known) + len(new))))
+                known.extend(new)  # names are distinct: each new one once, in their order
+                ids = list(map(vocab.__getitem__, names))
             indices = np.asarray(ids, dtype=np.int32)[local] if len(local) else local
             indices = np.ascontiguousarray(indices, dtype=np.int32)
             indptr = np.array(indptr, dtype=np.int32)
@@ -326,19 +325,24 @@ def _extract(feature: FeatureClass, document: Document) -> stored.Local:
             f"feature class {feature.name!r} returned {len(rows)} rows for "
             f"{len(document.tokens)} tokens"
         )
-    if any(v != 1.0 for row in rows for v in row.values()):
+    # each pass below is one C-level call over the rows, not a Python loop over their
+    # millions of (token, name) pairs
+    try:
+        values: Any = set().union(*map(dict.values, rows))
+    except TypeError:  # a value that cannot be hashed: compared one by one
+        values = [v for row in rows for v in row.values()]
+    if any(v != 1.0 for v in values):
         raise ValueError(
             f"feature class {feature.name!r} returned values other than 1.0: features "
             "are indicators (a feature is present or not)"
         )
-    keys = [name for row in rows for name in row]
-    index: dict[str, int] = {}
-    local = np.fromiter(
-        (index.setdefault(name, len(index)) for name in keys), dtype=np.int32, count=len(keys)
-    )
+    keys = list(itertools.chain.from_iterable(rows))
+    distinct = list(dict.fromkeys(keys))  # first-occurrence order
+    index = dict(zip(distinct, range(len(distinct))))
+    local = np.fromiter(map(index.__getitem__, keys), dtype=np.int32, count=len(keys))
     indptr = np.zeros(len(rows) + 1, dtype=np.int32)
-    np.cumsum([len(row) for row in rows], out=indptr[1:])
-    return list(index), indptr, local
+    np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=indptr[1:])
+    return distinct, indptr, local
 
 
 def _interleave(parts: Sequence[Encoded]) -> Encoded:
