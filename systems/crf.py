@@ -46,7 +46,13 @@ import numpy as np
 from corpora.model import OUTSIDE, Document
 from infra import memo, stages
 from systems.base import ITEM_SEQUENCES_MEMO, FitContext, System, Tags, register
-from systems.features.base import FeatureClass, TokenFeatures, combine, token_names
+from systems.features.base import (
+    FEATURE_SPACE,
+    FeatureClass,
+    TokenFeatures,
+    combine,
+    token_names,
+)
 from systems.features.illinois import ILLINOIS_FEATURES, PredictionContext
 from systems.features.stanford import STANFORD_FEATURES
 from systems.illinois import Rows, TwoStage, jackknife
@@ -181,6 +187,9 @@ def encoded_rows(
     import pycrfsuite
 
     names = tuple(f.key() for f in features)
+    FEATURE_SPACE.share_extraction(
+        features, [d for d in documents if (d.fingerprint, names, sequence) not in _ENCODED]
+    )
     out = []
     for doc in documents:
         key = (doc.fingerprint, names, sequence)

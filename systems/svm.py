@@ -473,6 +473,7 @@ class FeatureSVM(System):
             if kept is not None:
                 return kept
         features = self._features()
+        FEATURE_SPACE.share_extraction(features, documents)
         y_all = self._targets(documents)
         y, weights = y_all, None
         if key[3] and len(unique_labels(y_all)[0]) >= 2:

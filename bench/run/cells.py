@@ -33,6 +33,7 @@ from corpora.model import Corpus, Document, printable
 from infra import memory, stages
 from systems import prediction_cache
 from systems.base import ITEM_SEQUENCES_MEMO, System, SystemUnavailable
+from systems.features import stored
 
 
 def run_task(task: Task) -> list[CellOutcome]:
@@ -175,6 +176,25 @@ def _first_document(corpus: Corpus) -> Corpus:
     return Corpus(name=corpus.name, documents=corpus.documents[:1], metadata={})
 
 
+def _share_spread_corpora(
+    tasks: Sequence[Task], jobs: Sequence[Sequence[int]], workers: int
+) -> None:
+    """Tell the tasks of a corpus whose cells several workers compute at once to share
+    their feature extraction (:mod:`systems.features.stored`): without it each worker
+    extracts every note the other is extracting too.  A corpus in one job is left alone,
+    since writing and reading back its notes would only add work."""
+    if workers < 2:
+        return
+    jobs_of: dict[str, set[int]] = {}
+    for j, job in enumerate(jobs):
+        for i in job:
+            jobs_of.setdefault(tasks[i].corpus, set()).add(j)
+    for job in jobs:
+        for i in job:
+            if len(jobs_of[tasks[i].corpus]) > 1:
+                tasks[i].env = {**tasks[i].env, stored.ENV_SHARE: "1"}
+
+
 def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
     """Every cell of ``plan``, in plan order."""
     tasks = list(plan.tasks)
@@ -196,6 +216,7 @@ def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:
         jobs = [[remote[j] for j in job] for job in schedule.plan(costs, corpora_of, workers)]
     else:
         jobs = [[i] for i in remote]
+    _share_spread_corpora(tasks, jobs, workers)
     if pending:  # tag only when some system that needs tags still has a cell to compute
         if all(len({tasks[i].corpus for i in job}) == 1 for job in jobs):
             # one job per corpus: each worker tags its own corpus, in parallel; here only

@@ -107,9 +107,40 @@ class FeatureSpace:
             spill=Spill(document=_document_of),
         )
         self._lock = threading.RLock()
+        #: Disk entries this process has seen stored (:meth:`share_extraction`).
+        self._settled: set[str] = set()
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def share_extraction(
+        self, features: Sequence[FeatureClass], documents: Sequence[Document]
+    ) -> None:
+        """Where workers share a corpus (:func:`systems.features.stored.sharing`), make sure
+        each of ``documents`` not encoded here yet is stored on disk: extracted here if no
+        other worker is extracting it, else waited for.  :meth:`encode_all` then reads the
+        entries, interning each note's names as extraction would, so the ids, and every
+        matrix and model, are the same as without sharing; only who extracts changes."""
+        if not stored.sharing() or not documents:
+            return
+        classes = [f.key() for f in features]
+        encoded = self._encoded
+        todo = [d for d in documents if not all((d.fingerprint, c) in encoded for c in classes)]
+        waiting: list[str] = []
+        with stages.stage(stages.FEATURIZE):
+            for doc, entry in zip(todo, stored.entry_keys(features, todo), strict=True):
+                if entry in self._settled:
+                    continue
+                with stored.claim(entry, wait=False) as mine:
+                    if not mine:
+                        waiting.append(entry)
+                        continue
+                    if not stored.exists(entry):
+                        stored.store(entry, [_extract(f, doc) for f in features])
+                    self._settled.add(entry)
+            for entry in waiting:
+                with stored.claim(entry, wait=True):
+                    self._settled.add(entry)
 
     @property
     def evictions(self) -> int:
@@ -168,7 +199,7 @@ class FeatureSpace:
             if None in ids:
                 known = self.names
                 new = list(itertools.filterfalse(vocab.__contains__, names))
-                vocab.update(zip(new, range(len(known), len(known) + len(new))))
+                vocab.update(zip(new, range(len(known), len(known) + len(new)), strict=True))
                 known.extend(new)  # names are distinct: each new one once, in their order
                 ids = list(map(vocab.__getitem__, names))
             indices = np.asarray(ids, dtype=np.int32)[local] if len(local) else local
@@ -241,6 +272,7 @@ class FeatureSpace:
         """
         import scipy.sparse as sp
 
+        self.share_extraction(features, documents)
         lengths: list[np.ndarray] = []
         cols: list[np.ndarray] = []
         for doc in documents:
@@ -338,7 +370,7 @@ def _extract(feature: FeatureClass, document: Document) -> stored.Local:
         )
     keys = list(itertools.chain.from_iterable(rows))
     distinct = list(dict.fromkeys(keys))  # first-occurrence order
-    index = dict(zip(distinct, range(len(distinct))))
+    index = dict(zip(distinct, range(len(distinct)), strict=True))
     local = np.fromiter(map(index.__getitem__, keys), dtype=np.int32, count=len(keys))
     indptr = np.zeros(len(rows) + 1, dtype=np.int32)
     np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=indptr[1:])

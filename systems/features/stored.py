@@ -16,12 +16,23 @@ loaders), and the word lists a class reads -- the data packages' versions for th
 lists, and each file's name, size and modification time for a ``--dictionaries`` directory
 -- so an edited feature or list is extracted afresh, never read stale.  Entries carry the
 cache's checksum; a corrupt one is extracted again.
+
+**Shared between workers.**  When the run hands one corpus's cells to several workers at
+once (:data:`ENV_SHARE`, set by the runner), each would extract the same notes at the same
+time: the first two cells of the headline PhysioNet report each spent about 100 seconds
+featurizing nearly every note and its copies.  There each worker first goes through the
+notes a fit needs and extracts and stores those no other worker is extracting (an
+exclusive ``flock`` per entry, one of :data:`LOCK_STRIPES` lock files), then waits for the
+others' and reads them; the ids each worker gives the names are what extraction would
+have given, since a stored note is interned as it would have been extracted.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,18 +59,75 @@ Local = tuple[list[str], np.ndarray, np.ndarray]
 NAMESPACE = "features"
 
 
+#: Set to ``1`` by the runner for the cells of a corpus that several workers compute at
+#: once: their extractions are then shared through the disk entries (module docstring).
+ENV_SHARE = "DEID_BENCH_SHARE_EXTRACTION"
+#: Lock files that claims are spread over (two entries on one stripe only wait for each
+#: other, never extract twice).
+LOCK_STRIPES = 256
+
+
 def entry_key(features: Sequence[_Feature], document: _Note) -> str:
     """The disk key of ``features`` (in order) on ``document``."""
+    return entry_keys(features, [document])[0]
+
+
+def entry_keys(features: Sequence[_Feature], documents: Sequence[_Note]) -> list[str]:
+    """:func:`entry_key` of each of ``documents`` (what the key says of the classes is
+    worked out once)."""
     from corpora.dictionaries import ENV_DICTIONARIES
 
     default = os.environ.get(ENV_DICTIONARIES) or None  # what a class given no directory reads
-    return cache.make_key(
-        NAMESPACE,
-        document.fingerprint,
-        [f.key() for f in features],
-        sorted({cache.source_fingerprint(type(f).__module__) for f in features}),
-        sorted({lists_stamp(getattr(f, "dictionaries", None) or default) for f in features}),
-    )
+    classes = [f.key() for f in features]
+    modules = sorted({cache.source_fingerprint(type(f).__module__) for f in features})
+    lists = sorted({lists_stamp(getattr(f, "dictionaries", None) or default) for f in features})
+    return [
+        cache.make_key(NAMESPACE, document.fingerprint, classes, modules, lists)
+        for document in documents
+    ]
+
+
+def sharing() -> bool:
+    """Whether extractions are shared with other workers (:data:`ENV_SHARE`)."""
+    return os.environ.get(ENV_SHARE) == "1" and cache.caching_enabled()
+
+
+def exists(key: str) -> bool:
+    """Whether an entry is stored (not whether it is intact: :func:`load` checks that)."""
+    return (cache.cache_dir() / NAMESPACE / f"{key}.pkl").exists()
+
+
+def stripe(key: str) -> int:
+    """The lock file (of :data:`LOCK_STRIPES`) that claims of ``key`` take."""
+    digest = hashlib.blake2b(key.encode(), digest_size=2).hexdigest()
+    return int(digest, 16) % LOCK_STRIPES
+
+
+@contextlib.contextmanager
+def claim(key: str, wait: bool) -> Iterator[bool]:
+    """Hold the exclusive lock of ``key``'s stripe: yields ``True`` once held (at once, or
+    after waiting for the holder with ``wait``), ``False`` if another process holds it and
+    ``wait`` is false, or where the cache cannot be written.  A process that dies releases
+    its locks."""
+    import fcntl
+
+    try:
+        directory = cache.cache_dir() / NAMESPACE
+        cache.make_private_dirs(directory)
+        path = directory / f"claim-{stripe(key)}.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except (OSError, cache.CacheError):
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 @memo.memoize("features.lists_stamp")

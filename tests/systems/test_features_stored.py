@@ -4,7 +4,10 @@ read stale."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +34,7 @@ def cache_dir(tmp_path: Path, monkeypatch) -> Path:
 
 def _reset() -> None:
     """No encoding held, in memory or spilled: the next one starts a new vocabulary."""
+    FEATURE_SPACE._settled.clear()
     FEATURE_SPACE._encoded.clear()
     FEATURE_SPACE._binary.clear()
     FEATURE_SPACE.restart_if_empty()
@@ -171,3 +175,104 @@ def test_merged_rows_are_kept_once_the_memo_evicts_and_give_the_same_matrix(
     for y in (again, third):
         assert np.array_equal(y.indptr, x.indptr) and np.array_equal(y.indices, x.indices)
         assert np.array_equal(y.data, x.data) and y.data.dtype == np.float32
+
+
+def _count_extractions(monkeypatch, calls: list[str]) -> None:
+    for feature in FEATURES:
+        extract = type(feature).extract
+
+        def counting(self, document, _extract=extract):
+            calls.append(document.id)
+            return _extract(self, document)
+
+        monkeypatch.setattr(type(feature), "extract", counting)
+
+
+def test_shared_extraction_stores_each_note_once_and_gives_the_same_ids(
+    cache_dir, monkeypatch
+) -> None:
+    """Where workers share a corpus, each note is extracted once, stored, and read back
+    to the ids and matrix that extraction alone gives."""
+    docs = notes(8, seed=5)
+    monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 0)  # as a run that fits in memory
+    before, names = _fresh_matrix(docs)
+    assert _entries(cache_dir) == []  # not shared: nothing written
+    monkeypatch.setenv(stored.ENV_SHARE, "1")
+    calls: list[str] = []
+    _count_extractions(monkeypatch, calls)
+    after, names_after = _fresh_matrix(docs)
+    assert len(_entries(cache_dir)) == len(docs)
+    assert sorted(calls) == sorted(d.id for d in docs for _ in FEATURES)  # once each
+    assert names_after == names
+    assert np.array_equal(after.indptr, before.indptr)
+    assert np.array_equal(after.indices, before.indices)
+
+
+def test_a_note_another_worker_is_extracting_is_waited_for_not_extracted(
+    cache_dir, monkeypatch
+) -> None:
+    """A note whose claim another worker holds is not extracted here: the call returns
+    once that worker has stored it."""
+    from systems.features.base import _extract
+
+    docs = notes(3, seed=6)
+    monkeypatch.setenv(stored.ENV_SHARE, "1")
+    entry = stored.entry_key(FEATURES, docs[0])
+    theirs = [_extract(f, docs[0]) for f in FEATURES]
+    holding = threading.Event()
+
+    def other_worker() -> None:
+        with stored.claim(entry, wait=True) as mine:
+            assert mine
+            holding.set()
+            time.sleep(0.5)
+            stored.store(entry, theirs)
+
+    thread = threading.Thread(target=other_worker)
+    thread.start()
+    assert holding.wait(10)
+    calls: list[str] = []
+    _count_extractions(monkeypatch, calls)
+    FEATURE_SPACE.share_extraction(FEATURES, docs)
+    assert stored.exists(entry)  # waited for it
+    thread.join()
+    assert docs[0].id not in calls
+    # the others are extracted here, unless their claim shares the held lock file
+    held = stored.stripe(entry)
+    others = [d for d in docs[1:] if stored.stripe(stored.entry_key(FEATURES, d)) != held]
+    assert {d.id for d in others} <= set(calls)
+
+
+def _share_in_another_process(cache: str, docs: list[Document], log: str) -> None:
+    os.environ["DEID_BENCH_CACHE"] = cache
+    os.environ[stored.ENV_SHARE] = "1"
+    for feature in FEATURES:
+        extract = type(feature).extract
+
+        def logged(self, document, _extract=extract):
+            with open(log, "a") as out:
+                out.write(f"{document.id}\n")
+            return _extract(self, document)
+
+        type(feature).extract = logged  # this child process only
+    FEATURE_SPACE.share_extraction(FEATURES, docs)
+
+
+def test_two_workers_extract_each_note_once(cache_dir, tmp_path) -> None:
+    """Two processes given the same notes at the same time extract each exactly once
+    between them."""
+    docs = notes(24, seed=7)
+    log = tmp_path / "extracted.log"
+    context = multiprocessing.get_context("fork")
+    workers = [
+        context.Process(target=_share_in_another_process, args=(str(cache_dir), docs, str(log)))
+        for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    extracted = log.read_text().split()
+    assert sorted(extracted) == sorted(d.id for d in docs for _ in FEATURES)
+    assert len(_entries(cache_dir)) == len(docs)
