@@ -557,3 +557,43 @@ def test_no_model_is_fitted_twice_and_no_note_ruled_twice_over_the_outer_folds(t
         assert sorted(CountingCaps.labelled) == sorted(d.id for d in docs)
     finally:
         unregister(CountingCaps.name)
+
+
+def test_featurizing_is_counted_apart_from_stacking_and_the_bases(toys) -> None:
+    """A note's features are computed once per process, in whichever fit meets it first
+    (the cross-fitting, here): their seconds go to ``featurize_seconds``, not to the cost
+    of stacking that ``cost_vs_bases`` measures."""
+    import time
+
+    from infra import stages
+
+    featurized: set[str] = set()
+
+    class SlowFeatures(System):
+        """Featurizes each note once per process (20 ms), then memorizes nothing."""
+
+        name = "test-slow-features"
+
+        def __init__(self) -> None:
+            pass
+
+        def fit(self, documents: Sequence[Document]) -> SlowFeatures:
+            for d in documents:
+                if d.fingerprint not in featurized:
+                    with stages.stage(stages.FEATURIZE):
+                        time.sleep(0.02)
+                    featurized.add(d.fingerprint)
+            return self
+
+        def predict(self, documents: Sequence[Document]) -> list[list[str]]:
+            return [["O"] * len(d.tokens) for d in documents]
+
+    register(SlowFeatures)
+    try:
+        multi = MultiDeidentifier(bases="test-caps,test-slow-features", inner_folds=2)
+        multi.fit(_docs(10))
+        info = multi.fitted_info()
+        assert info["featurize_seconds"] >= 10 * 0.02  # every note, met in the cross-fitting
+        assert info["seconds"]["inner_cross_fitting"] < info["featurize_seconds"]
+    finally:
+        unregister("test-slow-features")
