@@ -1,4 +1,5 @@
-"""Feature encodings of a note kept on disk, for runs whose notes do not fit in memory.
+"""Feature encodings of a note kept on disk, for runs whose notes do not fit in memory and
+for workers that share a corpus.
 
 Why: a tuned run over PhysioNet with augmentation copies trains on ~1,500 notes and four
 copies of each, in every inner fold of every outer fold; their encodings take more than a
@@ -19,7 +20,7 @@ cache's checksum; a corrupt one is extracted again.
 
 **Shared between workers.**  When the run hands one corpus's cells to several workers at
 once (:data:`ENV_SHARE`, set by the runner), each would extract the same notes at the same
-time: the first two cells of the headline PhysioNet report each spent about 100 seconds
+time: the first two cells of the headline PhysioNet report each spent 100-130 seconds
 featurizing nearly every note and its copies.  There each worker first goes through the
 notes a fit needs and extracts and stores those no other worker is extracting (an
 exclusive ``flock`` per entry, one of :data:`LOCK_STRIPES` lock files), then waits for the
