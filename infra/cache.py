@@ -115,6 +115,19 @@ def caching_enabled() -> bool:
     return os.environ.get("DEID_BENCH_NO_CACHE", "") in ("", "0")
 
 
+#: Set to ``1`` by the runner for the cells of a corpus that several workers compute at
+#: once: what one of them extracts or fits, the others take from the cache instead of
+#: doing it again at the same time (:mod:`systems.features.stored`,
+#: :mod:`systems.shared_models`).
+ENV_SHARED_WORK = "DEID_BENCH_SHARED_WORK"
+
+
+def shared_work() -> bool:
+    """Whether this worker shares its corpus with others at once (:data:`ENV_SHARED_WORK`)
+    and a cache to share through."""
+    return os.environ.get(ENV_SHARED_WORK) == "1" and caching_enabled()
+
+
 def current_umask() -> int:
     """The process's umask (read by setting and restoring it)."""
     mask = os.umask(0)

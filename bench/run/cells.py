@@ -30,10 +30,9 @@ from bench.run.plan import Plan, Task
 from bench.run.progress import RunProgress, mark_finished
 from bench.run.run_types import Cell, CellOutcome, RunConfig, SystemSpec
 from corpora.model import Corpus, Document, printable
-from infra import memory, stages
+from infra import cache, memory, stages
 from systems import prediction_cache
 from systems.base import ITEM_SEQUENCES_MEMO, System, SystemUnavailable
-from systems.features import stored
 
 
 def run_task(task: Task) -> list[CellOutcome]:
@@ -180,9 +179,10 @@ def _share_spread_corpora(
     tasks: Sequence[Task], jobs: Sequence[Sequence[int]], workers: int
 ) -> None:
     """Tell the tasks of a corpus whose cells several workers compute at once to share
-    their feature extraction (:mod:`systems.features.stored`): without it each worker
-    extracts every note the other is extracting too.  A corpus in one job is left alone,
-    since writing and reading back its notes would only add work."""
+    their work (:func:`infra.cache.shared_work`): without it each worker extracts every
+    note the other is extracting too, and fits the block models the other is fitting.  A
+    corpus in one job is left alone, since writing and reading back its notes would only
+    add work."""
     if workers < 2:
         return
     jobs_of: dict[str, set[int]] = {}
@@ -192,7 +192,7 @@ def _share_spread_corpora(
     for job in jobs:
         for i in job:
             if len(jobs_of[tasks[i].corpus]) > 1:
-                tasks[i].env = {**tasks[i].env, stored.ENV_SHARE: "1"}
+                tasks[i].env = {**tasks[i].env, cache.ENV_SHARED_WORK: "1"}
 
 
 def execute_plan(plan: Plan, config: RunConfig) -> list[CellOutcome]:

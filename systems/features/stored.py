@@ -19,13 +19,14 @@ lists, and each file's name, size and modification time for a ``--dictionaries``
 cache's checksum; a corrupt one is extracted again.
 
 **Shared between workers.**  When the run hands one corpus's cells to several workers at
-once (:data:`ENV_SHARE`, set by the runner), each would extract the same notes at the same
-time: the first two cells of the headline PhysioNet report each spent 100-130 seconds
-featurizing nearly every note and its copies.  There each worker first goes through the
-notes a fit needs and extracts and stores those no other worker is extracting (an
-exclusive ``flock`` per entry, one of :data:`LOCK_STRIPES` lock files), then waits for the
-others' and reads them; the ids each worker gives the names are what extraction would
-have given, since a stored note is interned as it would have been extracted.
+once (:func:`infra.cache.shared_work`, set by the runner), each would extract the same
+notes at the same time: the first two cells of the headline PhysioNet report each spent
+100-130 seconds featurizing nearly every note and its copies.  There each worker first
+goes through the notes a fit needs and extracts and stores those no other worker is
+extracting (an exclusive ``flock`` per entry, one of :data:`LOCK_STRIPES` lock files),
+then waits for the others' and reads them; the ids each worker gives the names are what
+extraction would have given, since a stored note is interned as it would have been
+extracted.
 """
 
 from __future__ import annotations
@@ -60,9 +61,6 @@ Local = tuple[list[str], np.ndarray, np.ndarray]
 NAMESPACE = "features"
 
 
-#: Set to ``1`` by the runner for the cells of a corpus that several workers compute at
-#: once: their extractions are then shared through the disk entries (module docstring).
-ENV_SHARE = "DEID_BENCH_SHARE_EXTRACTION"
 #: Lock files that claims are spread over (two entries on one stripe only wait for each
 #: other, never extract twice).
 LOCK_STRIPES = 256
@@ -89,8 +87,8 @@ def entry_keys(features: Sequence[_Feature], documents: Sequence[_Note]) -> list
 
 
 def sharing() -> bool:
-    """Whether extractions are shared with other workers (:data:`ENV_SHARE`)."""
-    return os.environ.get(ENV_SHARE) == "1" and cache.caching_enabled()
+    """Whether extractions are shared with other workers (:func:`infra.cache.shared_work`)."""
+    return cache.shared_work()
 
 
 def exists(key: str) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from corpora.model import Document
+from infra import cache
 from systems.features import common, stored
 from systems.features.base import FEATURE_SPACE
 from tests.systems.test_svm import notes
@@ -197,7 +198,7 @@ def test_shared_extraction_stores_each_note_once_and_gives_the_same_ids(
     monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 0)  # as a run that fits in memory
     before, names = _fresh_matrix(docs)
     assert _entries(cache_dir) == []  # not shared: nothing written
-    monkeypatch.setenv(stored.ENV_SHARE, "1")
+    monkeypatch.setenv(cache.ENV_SHARED_WORK, "1")
     calls: list[str] = []
     _count_extractions(monkeypatch, calls)
     after, names_after = _fresh_matrix(docs)
@@ -216,7 +217,7 @@ def test_a_note_another_worker_is_extracting_is_waited_for_not_extracted(
     from systems.features.base import _extract
 
     docs = notes(3, seed=6)
-    monkeypatch.setenv(stored.ENV_SHARE, "1")
+    monkeypatch.setenv(cache.ENV_SHARED_WORK, "1")
     entry = stored.entry_key(FEATURES, docs[0])
     theirs = [_extract(f, docs[0]) for f in FEATURES]
     holding = threading.Event()
@@ -243,9 +244,9 @@ def test_a_note_another_worker_is_extracting_is_waited_for_not_extracted(
     assert {d.id for d in others} <= set(calls)
 
 
-def _share_in_another_process(cache: str, docs: list[Document], log: str) -> None:
-    os.environ["DEID_BENCH_CACHE"] = cache
-    os.environ[stored.ENV_SHARE] = "1"
+def _share_in_another_process(cache_path: str, docs: list[Document], log: str) -> None:
+    os.environ["DEID_BENCH_CACHE"] = cache_path
+    os.environ[cache.ENV_SHARED_WORK] = "1"
     for feature in FEATURES:
         extract = type(feature).extract
 
