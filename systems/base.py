@@ -53,6 +53,9 @@ class Tags:
     which the runner then passes.  ``item_sequences``: the system reads documents' CRFsuite
     item sequences (:data:`ITEM_SEQUENCES_MEMO`), the largest thing a process keeps per
     document, which a worker drops once no task left in its job reads them.
+    ``portable_model``: a fitted model holds nothing of its process (no ids of the
+    process's feature vocabulary), so another worker can load and use it as it is
+    (:mod:`systems.shared_models`).
     """
 
     requires_training: bool = True
@@ -62,6 +65,7 @@ class Tags:
     scores_tokens: bool = False
     fit_context: bool = False
     item_sequences: bool = False
+    portable_model: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +78,7 @@ class Tags:
             "scores_tokens": self.scores_tokens,
             "fit_context": self.fit_context,
             "item_sequences": self.item_sequences,
+            "portable_model": self.portable_model,
         }
 
 

@@ -476,9 +476,10 @@ class CrfSystem(System):
 
     def tags(self) -> Tags:
         """A two-stage CRF uses the run's outer folds (:class:`systems.base.FitContext`)
-        to share its jackknife between them; every CRF reads item sequences."""
+        to share its jackknife between them; every CRF reads item sequences; a fitted
+        CRF is CRFsuite's model (attribute names and weights), usable in any process."""
         return dataclasses.replace(
-            super().tags(), fit_context=self.two_stage, item_sequences=True
+            super().tags(), fit_context=self.two_stage, item_sequences=True, portable_model=True
         )
 
     def _first_stage(self) -> CrfSystem:

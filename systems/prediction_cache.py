@@ -24,7 +24,7 @@ import numpy as np
 
 from corpora.model import PREDICTABLE_LABELS, Document, check_predictions
 from infra import cache, memo, stages
-from systems import shared_labels
+from systems import shared_labels, shared_models
 from systems.base import FitContext, System, check_scores, fit_with_context
 
 NAMESPACE = "predictions"
@@ -266,12 +266,19 @@ class _Model:
             keeping = _KEEPING.set(self.key is not None)
             try:
                 with stages.stage(stages.FIT):
-                    fit_with_context(self.system, self.train, self.context)
+                    if self.shared is not None and self.system.tags().portable_model:
+                        self.system = shared_models.fitted(self.shared, self._fit_here)
+                    else:
+                        self._fit_here()
             finally:
                 _KEEPING.reset(keeping)
             if self.key is not None:
                 _MODELS.put(self.key, self.system)
         self.fitted = True
+        return self.system
+
+    def _fit_here(self) -> System:
+        fit_with_context(self.system, self.train, self.context)
         return self.system
 
     def info(self) -> dict[str, Any]:
@@ -398,7 +405,8 @@ def out_of_fold(
         return fit_predict(system, [], documents)
     labels: list[list[str]] = [[] for _ in documents]
     scores: list[np.ndarray] | None = [np.empty(0, np.float32) for _ in documents]
-    for n, (train, test) in enumerate(folds):
+    for n in _fitting_order(system, documents, folds, keep_models):
+        train, test = folds[n]
         got = fit_predict_many(
             system.clone(),
             [documents[i] for i in train],
@@ -413,6 +421,28 @@ def out_of_fold(
             else:
                 scores = None
     return Prediction(labels, scores)
+
+
+def _fitting_order(
+    system: System,
+    documents: Sequence[Document],
+    folds: Sequence[tuple[Sequence[int], Sequence[int]]],
+    keep_models: Sequence[bool],
+) -> list[int]:
+    """The folds in order, except that kept models another worker is fitting now come last
+    (:mod:`systems.shared_models`): by then it has stored them, and this worker has fitted
+    the others meanwhile instead of waiting.  The labels are the same in any order."""
+    order = list(range(len(folds)))
+    if not shared_models.sharing() or not system.tags().portable_model:
+        return order
+    busy = {
+        n
+        for n in order
+        if n < len(keep_models)
+        and keep_models[n]
+        and shared_models.busy(prediction_key(system, [documents[i] for i in folds[n][0]], []))
+    }
+    return [n for n in order if n not in busy] + sorted(busy)
 
 
 def _well_formed(value: Prediction, test: Sequence[Document]) -> bool:
