@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import pickle
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -428,21 +428,25 @@ def _fitting_order(
     documents: Sequence[Document],
     folds: Sequence[tuple[Sequence[int], Sequence[int]]],
     keep_models: Sequence[bool],
-) -> list[int]:
-    """The folds in order, except that kept models another worker is fitting now come last
-    (:mod:`systems.shared_models`): by then it has stored them, and this worker has fitted
-    the others meanwhile instead of waiting.  The labels are the same in any order."""
-    order = list(range(len(folds)))
-    if not shared_models.sharing() or not system.tags().portable_model:
-        return order
-    busy = {
-        n
-        for n in order
-        if n < len(keep_models)
-        and keep_models[n]
-        and shared_models.busy(prediction_key(system, [documents[i] for i in folds[n][0]], []))
-    }
-    return [n for n in order if n not in busy] + sorted(busy)
+) -> Iterator[int]:
+    """The folds in order, except that a kept model another worker is fitting now is left
+    for later (:mod:`systems.shared_models`): by then it is stored, and this worker has
+    fitted others instead of waiting.  Each next fold is chosen when the last is done; when
+    every fold left is being fitted elsewhere, the first is waited for.  The labels are the
+    same in any order."""
+    pending = list(range(len(folds)))
+    keys: dict[int, str] = {}
+    if shared_models.sharing() and system.tags().portable_model:
+        keys = {
+            n: prediction_key(system, [documents[i] for i in folds[n][0]], [])
+            for n in pending
+            if n < len(keep_models) and keep_models[n]
+        }
+    while pending:
+        free = (n for n in pending if n not in keys or not shared_models.busy(keys[n]))
+        n = next(free, pending[0])
+        pending.remove(n)
+        yield n
 
 
 def _well_formed(value: Prediction, test: Sequence[Document]) -> bool:
