@@ -120,8 +120,10 @@ class FeatureSpace:
             spill=Spill(document=_document_of),
         )
         self._lock = threading.RLock()
-        #: Disk entries this process has seen stored (:meth:`share_extraction`).
-        self._settled: set[str] = set()
+        #: (note, feature set) pairs this process has seen stored or encoded
+        #: (:meth:`share_extraction`), the feature sets numbered in :attr:`_feature_sets`.
+        self._settled: set[tuple[str, int]] = set()
+        self._feature_sets: dict[tuple[str, ...], int] = {}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -136,24 +138,30 @@ class FeatureSpace:
         matrix and model, are the same as without sharing; only who extracts changes."""
         if not stored.sharing() or not documents:
             return
-        classes = [f.key() for f in features]
+        classes = tuple(f.key() for f in features)
+        feature_set = self._feature_sets.setdefault(classes, len(self._feature_sets))
+        settled = self._settled
+        todo = [d for d in documents if (d.fingerprint, feature_set) not in settled]
+        if not todo:  # every later fit over the same notes: one look-up per note
+            return
         encoded = self._encoded
-        todo = [d for d in documents if not all((d.fingerprint, c) in encoded for c in classes)]
-        waiting: list[str] = []
+        waiting: list[Document] = []
         with stages.stage(stages.FEATURIZE):
             for doc, entry in zip(todo, stored.entry_keys(features, todo), strict=True):
-                if entry in self._settled:
+                # encoded here once, a note's encoding stays in the memo or its spill
+                if all((doc.fingerprint, c) in encoded for c in classes):
+                    settled.add((doc.fingerprint, feature_set))
                     continue
                 with stored.claim(entry, wait=False) as mine:
                     if not mine:
-                        waiting.append(entry)
+                        waiting.append(doc)
                         continue
                     if not stored.exists(entry):
                         stored.store(entry, [_extract(f, doc) for f in features])
-                    self._settled.add(entry)
-            for entry in waiting:
-                with stored.claim(entry, wait=True):
-                    self._settled.add(entry)
+                    settled.add((doc.fingerprint, feature_set))
+            for doc in waiting:
+                with stored.claim(stored.entry_key(features, doc), wait=True):
+                    settled.add((doc.fingerprint, feature_set))
 
     @property
     def evictions(self) -> int:
