@@ -15,6 +15,7 @@ goes on without it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -22,7 +23,7 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -113,6 +114,33 @@ def _warn_if_shared(path: Path) -> None:
 
 def caching_enabled() -> bool:
     return os.environ.get("DEID_BENCH_NO_CACHE", "") in ("", "0")
+
+
+@contextlib.contextmanager
+def claimed(namespace: str, name: str, wait: bool = True) -> Iterator[bool]:
+    """Hold the exclusive lock of the file ``name`` in ``namespace``'s directory (created
+    owner-only): yields ``True`` once held (at once, or after waiting for its holder with
+    ``wait``), ``False`` if another process holds it and ``wait`` is false, or where the
+    cache cannot be written.  An ``flock``: released when the block ends or the process
+    dies, so a crashed worker never leaves a claim behind."""
+    import fcntl
+
+    try:
+        directory = cache_dir() / namespace
+        make_private_dirs(directory)
+        fd = os.open(directory / name, os.O_RDWR | os.O_CREAT, 0o600)
+    except (OSError, CacheError):
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 #: Set to ``1`` by the runner for the cells of a corpus that several workers compute at

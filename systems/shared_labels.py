@@ -28,7 +28,6 @@ needs, as it did before.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
@@ -83,17 +82,5 @@ def write(model_key: str, labelled: Mapping[str, Labelled]) -> None:
 def _numbering(model_key: str) -> Iterator[Any]:
     """The namespace's directory, with the exclusive lock of ``model_key``'s entries held
     (``None``, and no lock, where the cache cannot be written)."""
-    import fcntl
-
-    try:
-        directory = cache.cache_dir() / NAMESPACE
-        cache.make_private_dirs(directory)
-        fd = os.open(directory / f"{model_key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, cache.CacheError):
-        yield None
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield directory
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+    with cache.claimed(NAMESPACE, f"{model_key}.lock") as held:
+        yield cache.cache_dir() / NAMESPACE if held else None

@@ -22,8 +22,7 @@ every label is the same whoever fitted it.
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from infra import cache
@@ -36,29 +35,9 @@ def sharing() -> bool:
     return cache.shared_work()
 
 
-@contextlib.contextmanager
-def _claim(key: str, wait: bool) -> Iterator[bool]:
-    """Hold the exclusive lock of the model ``key``: yields ``True`` once held, ``False`` if
-    another process holds it and ``wait`` is false, or where the cache cannot be written.
-    A process that dies releases its locks."""
-    import fcntl
-
-    try:
-        directory = cache.cache_dir() / NAMESPACE
-        cache.make_private_dirs(directory)
-        fd = os.open(directory / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, cache.CacheError):
-        yield False
-        return
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+def _claim(key: str, wait: bool) -> contextlib.AbstractContextManager[bool]:
+    """The exclusive claim of the model ``key`` (:func:`infra.cache.claimed`)."""
+    return cache.claimed(NAMESPACE, f"{key}.lock", wait)
 
 
 def busy(key: str) -> bool:

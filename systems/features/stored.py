@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -102,31 +102,11 @@ def stripe(key: str) -> int:
     return int(digest, 16) % LOCK_STRIPES
 
 
-@contextlib.contextmanager
-def claim(key: str, wait: bool) -> Iterator[bool]:
-    """Hold the exclusive lock of ``key``'s stripe: yields ``True`` once held (at once, or
-    after waiting for the holder with ``wait``), ``False`` if another process holds it and
-    ``wait`` is false, or where the cache cannot be written.  A process that dies releases
-    its locks."""
-    import fcntl
-
-    try:
-        directory = cache.cache_dir() / NAMESPACE
-        cache.make_private_dirs(directory)
-        path = directory / f"claim-{stripe(key)}.lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except (OSError, cache.CacheError):
-        yield False
-        return
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
+def claim(key: str, wait: bool) -> contextlib.AbstractContextManager[bool]:
+    """The exclusive claim of ``key``'s extraction (:func:`infra.cache.claimed` on the
+    entry's stripe): ``True`` once held, ``False`` if another process holds it and
+    ``wait`` is false."""
+    return cache.claimed(NAMESPACE, f"claim-{stripe(key)}.lock", wait)
 
 
 @memo.memoize("features.lists_stamp")

@@ -68,14 +68,7 @@ def test_stored_encodings_give_the_same_ids_and_matrix(cache_dir, monkeypatch) -
     monkeypatch.setattr(FEATURE_SPACE._encoded, "evictions", 1)
     _fresh_matrix(docs[:5])  # written for five notes, in a vocabulary of their own
     calls: list[str] = []
-    for feature in FEATURES:
-        extract = type(feature).extract
-
-        def counting(self, document, _extract=extract):
-            calls.append(document.id)
-            return _extract(self, document)
-
-        monkeypatch.setattr(type(feature), "extract", counting)
+    _count_extractions(monkeypatch, calls)
     after, names_after = _fresh_matrix(docs)
     assert sorted(set(calls)) == sorted(d.id for d in docs[5:])  # the stored ones not again
     assert names_after == names  # the same ids in the same order

@@ -327,21 +327,14 @@ def test_a_kept_first_stage_is_not_fitted_again_inside_a_kept_two_stage_model(
     from corpora.load import load_corpus
     from systems import prediction_cache
     from systems.base import get_system
-    from systems.crf import CrfLearner
+    from tests.systems.test_shared_models import crf_fits
 
     monkeypatch.setenv("DEID_BENCH_CACHE", str(tmp_path / "cache"))
     corpus, _ = load_corpus("authentic")
     docs = list(corpus.documents)[:24]
     train, test = docs[:18], docs[18:]
     params = {"feature_set": "illinois", "algorithm": "ap", "max_iterations": 2}
-    fits: list[int] = []
-    real_fit = CrfLearner.fit
-
-    def counted(self, documents, rows, labels):  # type: ignore[no-untyped-def]
-        fits.append(len(documents))
-        return real_fit(self, documents, rows, labels)
-
-    monkeypatch.setattr(CrfLearner, "fit", counted)
+    fits = crf_fits(monkeypatch)
 
     def two_stage(keep: bool) -> list[list[str]]:
         system = get_system("crf", two_stage=True, **params)

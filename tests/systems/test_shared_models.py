@@ -45,7 +45,7 @@ def _crf():
     return get_system("crf", max_iterations=2)
 
 
-def _fits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def crf_fits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of training documents of every CRFsuite fit from now on."""
     fits: list[int] = []
     real = CrfLearner.fit
@@ -70,7 +70,7 @@ def test_a_worker_loads_the_model_another_stored_and_labels_as_the_fit_does(
     prediction_cache.fit_predict_many(_crf(), train, [(None, first)], keep_model=True)
     assert len(_stored(shared)) == 1
     _forget()  # another worker: no model, no labels of ``later`` anywhere
-    fits = _fits(monkeypatch)
+    fits = crf_fits(monkeypatch)
     got = prediction_cache.fit_predict_many(_crf(), train, [(None, later)], keep_model=True)[0]
     assert fits == []
     assert got.labels == fresh[0]
@@ -104,7 +104,7 @@ def test_a_model_another_worker_is_fitting_comes_last_and_is_loaded(
     thread.start()
     assert holding.wait(10)
     assert shared_models.busy(key)
-    fits = _fits(monkeypatch)
+    fits = crf_fits(monkeypatch)
     got = prediction_cache.out_of_fold(_crf(), docs, folds, keep_models=[True, True])
     thread.join()
     assert fits == [12]  # the second fold's model only; the first was loaded
