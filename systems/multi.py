@@ -378,7 +378,7 @@ class MultiDeidentifier(System):
             yield
         featurizing = spent.get(stages.FEATURIZE, 0.0)
         self.seconds_[part] += time.perf_counter() - start - featurizing
-        self.featurize_seconds_ = getattr(self, "featurize_seconds_", 0.0) + featurizing
+        self.featurize_seconds_ += featurizing
 
     def _cross_fitted(
         self, documents: list[Document], context: FitContext | None
@@ -645,7 +645,7 @@ class MultiDeidentifier(System):
             "inner_folds": self.inner_groups_,
             "cross_fitting": self.cross_fitting_,
             "seconds": {k: round(v, 3) for k, v in self.seconds_.items()},
-            "featurize_seconds": round(getattr(self, "featurize_seconds_", 0.0), 3),
+            "featurize_seconds": round(self.featurize_seconds_, 3),
         }
         if not getattr(self, "meta_converged_", True):
             info["meta_converged"] = False

@@ -436,7 +436,7 @@ def _fitting_order(
     same in any order."""
     pending = list(range(len(folds)))
     keys: dict[int, str] = {}
-    if shared_models.sharing() and system.tags().portable_model:
+    if cache.shared_work() and system.tags().portable_model:
         keys = {
             n: prediction_key(system, [documents[i] for i in folds[n][0]], [])
             for n in pending

@@ -15,9 +15,10 @@ Here each model's labels are also written to the cache directory (namespace
 :data:`NAMESPACE`), under the model's key without the process's feature-space generation
 (the labels are what the model says, whatever ids its features had), and a process reads
 them before it fits.  Two workers that start two folds of one block at the same time
-still both fit its model: each needs the labels of the other's test notes, which a model
-gives only when that fold labels its test notes, so waiting for the other would not save
-the fit.
+both need the labels of the other's test notes, which a model gives only when that fold
+labels its test notes: there the model itself is handed on where it can be (a CRF,
+:mod:`systems.shared_models`), and fitted by both where it cannot (an SVM, whose weights
+are over the process's feature ids).
 
 Entries of one model are numbered ``0, 1, ...``, each written under an exclusive
 ``flock`` on the model's lock file, so two writers never pick the same number.  With

@@ -30,11 +30,6 @@ from infra import cache
 NAMESPACE = "fitted-models"
 
 
-def sharing() -> bool:
-    """Whether fitted models are handed between workers in this process's run."""
-    return cache.shared_work()
-
-
 def _claim(key: str, wait: bool) -> contextlib.AbstractContextManager[bool]:
     """The exclusive claim of the model ``key`` (:func:`infra.cache.claimed`)."""
     return cache.claimed(NAMESPACE, f"{key}.lock", wait)
@@ -42,7 +37,7 @@ def _claim(key: str, wait: bool) -> contextlib.AbstractContextManager[bool]:
 
 def busy(key: str) -> bool:
     """Whether another worker is fitting the model ``key`` now."""
-    if not sharing():
+    if not cache.shared_work():
         return False
     with _claim(key, wait=False) as mine:
         return not mine
@@ -61,7 +56,7 @@ _HELD: list[str] = []
 def fitted(key: str, fit: Callable[[], Any]) -> Any:
     """The model ``key``: loaded where another worker stored it (after waiting for one that
     is fitting it), else ``fit()`` here under the model's claim and stored for the others."""
-    if not sharing():
+    if not cache.shared_work():
         return fit()
     found = _load(key)
     if found is not None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from infra import memo, stages
+from infra import cache, memo, stages
 from infra.spill import Spill
 from systems.features import stored
 
@@ -131,12 +131,12 @@ class FeatureSpace:
     def share_extraction(
         self, features: Sequence[FeatureClass], documents: Sequence[Document]
     ) -> None:
-        """Where workers share a corpus (:func:`systems.features.stored.sharing`), make sure
+        """Where workers share a corpus (:func:`infra.cache.shared_work`), make sure
         each of ``documents`` not encoded here yet is stored on disk: extracted here if no
         other worker is extracting it, else waited for.  :meth:`encode_all` then reads the
         entries, interning each note's names as extraction would, so the ids, and every
         matrix and model, are the same as without sharing; only who extracts changes."""
-        if not stored.sharing() or not documents:
+        if not cache.shared_work() or not documents:
             return
         classes = tuple(f.key() for f in features)
         feature_set = self._feature_sets.setdefault(classes, len(self._feature_sets))

@@ -86,11 +86,6 @@ def entry_keys(features: Sequence[_Feature], documents: Sequence[_Note]) -> list
     ]
 
 
-def sharing() -> bool:
-    """Whether extractions are shared with other workers (:func:`infra.cache.shared_work`)."""
-    return cache.shared_work()
-
-
 def exists(key: str) -> bool:
     """Whether an entry is stored (not whether it is intact: :func:`load` checks that)."""
     return (cache.cache_dir() / NAMESPACE / f"{key}.pkl").exists()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -208,23 +206,15 @@ def test_a_note_another_worker_is_extracting_is_waited_for_not_extracted(
     """A note whose claim another worker holds is not extracted here: the call returns
     once that worker has stored it."""
     from systems.features.base import _extract
+    from tests.systems.test_shared_models import another_worker_holding
 
     docs = notes(3, seed=6)
     monkeypatch.setenv(cache.ENV_SHARED_WORK, "1")
     entry = stored.entry_key(FEATURES, docs[0])
     theirs = [_extract(f, docs[0]) for f in FEATURES]
-    holding = threading.Event()
-
-    def other_worker() -> None:
-        with stored.claim(entry, wait=True) as mine:
-            assert mine
-            holding.set()
-            time.sleep(0.5)
-            stored.store(entry, theirs)
-
-    thread = threading.Thread(target=other_worker)
-    thread.start()
-    assert holding.wait(10)
+    thread = another_worker_holding(
+        stored.claim(entry, wait=True), lambda: stored.store(entry, theirs)
+    )
     calls: list[str] = []
     _count_extractions(monkeypatch, calls)
     FEATURE_SPACE.share_extraction(FEATURES, docs)

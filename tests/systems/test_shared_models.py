@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,26 @@ def crf_fits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return fits
 
 
+def another_worker_holding(
+    claim: AbstractContextManager[bool], then: Callable[[], None]
+) -> threading.Thread:
+    """Another worker: a thread that takes ``claim``, runs ``then`` half a second later
+    and releases it; returned once the claim is held."""
+    holding = threading.Event()
+
+    def work() -> None:
+        with claim as mine:
+            assert mine
+            holding.set()
+            time.sleep(0.5)
+            then()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    assert holding.wait(10)
+    return thread
+
+
 def _stored(path: Path) -> list[Path]:
     return sorted((path / shared_models.NAMESPACE).glob("*.pkl"))
 
@@ -91,18 +113,10 @@ def test_a_model_another_worker_is_fitting_comes_last_and_is_loaded(
     folds = [(tuple(range(8, 24)), tuple(range(8))), (tuple(range(12)), tuple(range(12, 24)))]
     theirs = _crf().fit([docs[i] for i in folds[0][0]])
     key = prediction_cache.prediction_key(_crf(), [docs[i] for i in folds[0][0]], [])
-    holding = threading.Event()
-
-    def other_worker() -> None:
-        with shared_models._claim(key, wait=True) as mine:
-            assert mine
-            holding.set()
-            time.sleep(0.5)
-            cache.store(shared_models.NAMESPACE, key, theirs)
-
-    thread = threading.Thread(target=other_worker)
-    thread.start()
-    assert holding.wait(10)
+    thread = another_worker_holding(
+        shared_models._claim(key, wait=True),
+        lambda: cache.store(shared_models.NAMESPACE, key, theirs),
+    )
     assert shared_models.busy(key)
     fits = crf_fits(monkeypatch)
     got = prediction_cache.out_of_fold(_crf(), docs, folds, keep_models=[True, True])
