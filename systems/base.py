@@ -53,9 +53,9 @@ class Tags:
     which the runner then passes.  ``item_sequences``: the system reads documents' CRFsuite
     item sequences (:data:`ITEM_SEQUENCES_MEMO`), the largest thing a process keeps per
     document, which a worker drops once no task left in its job reads them.
-    ``portable_model``: a fitted model can be handed to another worker
-    (:mod:`systems.shared_models`): :meth:`System.portable` gives what another process
-    can load and :meth:`System.localized` makes it that process's model again.
+    ``portable_model``: a fitted model holds nothing of its process (no ids of the
+    process's feature vocabulary), so another worker can load and use it as it is
+    (:mod:`systems.shared_models`).
     """
 
     requires_training: bool = True
@@ -291,16 +291,6 @@ class System(ABC):
         """What fitting chose that a reader of run.json should see (tuned parameters, a
         stacked system's inner folds, ...); JSON-serialisable, never document text."""
         return {}
-
-    def portable(self) -> System:
-        """This fitted model as another process can use it (:attr:`Tags.portable_model`;
-        :mod:`systems.shared_models`): itself, where it holds nothing of this process."""
-        return self
-
-    def localized(self) -> System:
-        """A model :meth:`portable` made in another process, made this process's model
-        (itself, where it holds nothing of a process)."""
-        return self
 
     def tool_fingerprint(self) -> str:
         """What this system's output depends on beyond its parameters and this package's

@@ -429,15 +429,24 @@ def _fitting_order(
     folds: Sequence[tuple[Sequence[int], Sequence[int]]],
     keep_models: Sequence[bool],
 ) -> Iterator[int]:
-    """The folds in order, a kept model another worker is fitting now left for later
-    (:func:`systems.shared_models.in_turn`); the labels are the same in any order."""
-
-    def key(n: int) -> str | None:
-        if n < len(keep_models) and keep_models[n] and system.tags().portable_model:
-            return prediction_key(system, [documents[i] for i in folds[n][0]], [])
-        return None
-
-    return shared_models.in_turn(range(len(folds)), key)
+    """The folds in order, except that a kept model another worker is fitting now is left
+    for later (:mod:`systems.shared_models`): by then it is stored, and this worker has
+    fitted others instead of waiting.  Each next fold is chosen when the last is done; when
+    every fold left is being fitted elsewhere, the first is waited for.  The labels are the
+    same in any order."""
+    pending = list(range(len(folds)))
+    keys: dict[int, str] = {}
+    if cache.shared_work() and system.tags().portable_model:
+        keys = {
+            n: prediction_key(system, [documents[i] for i in folds[n][0]], [])
+            for n in pending
+            if n < len(keep_models) and keep_models[n]
+        }
+    while pending:
+        free = (n for n in pending if n not in keys or not shared_models.busy(keys[n]))
+        n = next(free, pending[0])
+        pending.remove(n)
+        yield n
 
 
 def _well_formed(value: Prediction, test: Sequence[Document]) -> bool:

@@ -11,25 +11,23 @@ default corpus fitted 4 of the 6 block models of each CRF base in both workers.
 
 Here, where the run says workers share the corpus (:func:`infra.cache.shared_work`), a
 worker that fits a kept model whose system can hand it on (``Tags.portable_model``: a
-CRFsuite model is attribute names and weights, nothing of the process; an SVM's columns
-are stored by their feature names, :meth:`systems.svm.FeatureSVM.portable`) holds the
-model's claim (an exclusive ``flock``) while it fits, and stores the fitted model; a
-worker that needs the same model waits for the claim and loads it instead of fitting.  To wait as
+CRFsuite model is attribute names and weights, nothing of the process) holds the model's
+claim (an exclusive ``flock``) while it fits, and stores the fitted model; a worker that
+needs the same model waits for the claim and loads it instead of fitting.  To wait as
 little as possible, a worker first fits the block models no other worker is fitting
 (:func:`busy`) and comes back to the others.  The model loaded is the model fitted, so
-every label and score is the same whoever fitted it.
+every label is the same whoever fitted it.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 from infra import cache
 
 NAMESPACE = "fitted-models"
-T = TypeVar("T")
 
 
 def _claim(key: str, wait: bool) -> contextlib.AbstractContextManager[bool]:
@@ -45,27 +43,9 @@ def busy(key: str) -> bool:
         return not mine
 
 
-def in_turn(items: Sequence[T], key: Callable[[T], str | None]) -> Iterator[T]:
-    """``items`` in order, except that one whose model (``key``; ``None``: not handed on)
-    another worker is fitting now is left for later: by then it is stored, and this
-    worker has fitted others instead of waiting.  Each next item is chosen when the last
-    is done; when every item left is being fitted elsewhere, the first is waited for.
-    Used where the order of the fits changes no result."""
-    pending = list(items)
-    if not cache.shared_work():
-        yield from pending
-        return
-    keys = [key(item) for item in pending]
-    while pending:
-        free = (i for i, k in enumerate(keys) if k is None or not busy(k))
-        i = next(free, 0)
-        keys.pop(i)
-        yield pending.pop(i)
-
-
 def _load(key: str) -> Any:
     value = cache.load(NAMESPACE, key)
-    return None if value is cache.MISSING else value.localized()
+    return None if value is cache.MISSING else value
 
 
 #: Claims this process holds now: while it holds one it never waits for another's, so two
@@ -93,5 +73,5 @@ def fitted(key: str, fit: Callable[[], Any]) -> Any:
         finally:
             _HELD.pop()
         if mine:
-            cache.store(NAMESPACE, key, model.portable())
+            cache.store(NAMESPACE, key, model)
         return model

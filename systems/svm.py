@@ -50,7 +50,6 @@ the slow part, can come from disk via :func:`corpora.nlp.warm_cache`.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
@@ -136,11 +135,7 @@ def project(x: sp.csr_matrix, columns: np.ndarray) -> sp.csr_matrix:
     DictVectorizer fitted on the training fold would do.
     """
     lookup = np.full(max(x.shape[1], int(columns.max(initial=-1)) + 1), -1, dtype=np.int32)
-    known = columns >= 0  # -1: a column of another process's model no note here has used
-    if known.all():
-        lookup[columns] = np.arange(len(columns), dtype=np.int32)
-    else:
-        lookup[columns[known]] = np.flatnonzero(known).astype(np.int32)
+    lookup[columns] = np.arange(len(columns), dtype=np.int32)
     mapped = lookup[x.indices]
     del lookup
     keep = mapped >= 0
@@ -297,11 +292,7 @@ class FeatureSVM(System):
         if self.generation_ != FEATURE_SPACE.generation:
             raise RuntimeError(f"{self.name}: fitted on a feature vocabulary since released")
         x = FEATURE_SPACE.matrix(self._features(), documents, binary=True)
-        x = project(x, self._columns())
-        if self.column_names_ is not None:
-            # this process's ids come in another order than the fitting process's: each
-            # row's columns in the fitted order, so every sum is made in the same order
-            x.sort_indices()
+        x = project(x, self.columns_)
         first = getattr(self, "first_", None)
         if first is None:
             return x
@@ -323,47 +314,9 @@ class FeatureSVM(System):
         cats = None if parts[0][1] is None else np.concatenate([c for _, c in parts])
         return score, cats
 
-    def _columns(self) -> np.ndarray:
-        """The global ids of the model's columns in this process: for a model fitted in
-        another (:meth:`localized`), its column names looked up in the vocabulary as it is
-        now (-1 for a name no note here has used, so no row can hold it; looked up again
-        once the vocabulary has grown)."""
-        names = self.column_names_
-        if names is not None and self.resolved_at_ != len(FEATURE_SPACE):
-            vocabulary = FEATURE_SPACE.vocabulary
-            self.columns_ = np.fromiter(
-                (vocabulary.get(n, -1) for n in names), dtype=np.int64, count=len(names)
-            )
-            self.resolved_at_ = len(FEATURE_SPACE)
-        return self.columns_
-
-    def portable(self) -> FeatureSVM:
-        """The fitted model with its columns named instead of numbered: this process's
-        feature ids mean nothing in another (:mod:`systems.shared_models`).  The names
-        keep the columns' order, so a process that loads it builds the same matrix."""
-        if self.column_names_ is not None:
-            return self
-        model = copy.copy(self)
-        model.column_names_ = [FEATURE_SPACE.names[i] for i in self.columns_]
-        model.columns_ = np.empty(0, dtype=np.int64)
-        model.generation_ = None
-        return model
-
-    def localized(self) -> FeatureSVM:
-        """A :meth:`portable` model, its columns to be looked up in this process's
-        vocabulary (:meth:`_columns`)."""
-        if self.column_names_ is None:
-            return self
-        self.generation_ = FEATURE_SPACE.generation
-        self.resolved_at_ = -1
-        return self
-
     def feature_names(self) -> list[str]:
         """Names of the fitted model's columns (the second stage's context features last)."""
-        if self.column_names_ is not None:
-            names = list(self.column_names_)
-        else:
-            names = [FEATURE_SPACE.names[i] for i in self.columns_]
+        names = [FEATURE_SPACE.names[i] for i in self.columns_]
         if getattr(self, "first_", None) is not None:
             names += [f"stage1:{n}" for n in self.context_.get_feature_names_out()]
         return names
@@ -467,8 +420,6 @@ class FeatureSVM(System):
             )
             self.first_ = self._first_stage().fit(documents)
         self.generation_ = FEATURE_SPACE.generation
-        self.column_names_: list[str] | None = None  # named only when handed on (portable)
-        self.resolved_at_ = -1
         evicted = FEATURE_SPACE.evictions
         design = self._design(documents, first_labels)
         if FEATURE_SPACE.evictions > evicted and not selecting():
@@ -560,8 +511,6 @@ class FeatureSVM(System):
             predicts_categories=self.mode == "multiclass",
             evaluated_labels=scored_on,
             fit_context=self.two_stage,  # the outer folds, to share the jackknife
-            # a second stage holds its first and the jackknife's models: not handed on
-            portable_model=not self.two_stage,
         )
 
     def score_tokens(self, documents: Sequence[Document]) -> list[np.ndarray]:

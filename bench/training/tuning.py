@@ -84,7 +84,6 @@ from infra import stages
 from systems import prediction_cache
 from systems.base import FitContext, System, Tags, Wrapper, fit_with_context, model_selection
 from systems.cross_fitting import SHARED, LeftOut, left_out, shared_plan, unzip
-from systems.shared_models import in_turn
 
 #: Candidates that go on from the first inner fold to the others (successive halving).
 FINALISTS = 2
@@ -361,29 +360,13 @@ class Tuned(Wrapper):
                 done[candidate, fold] = self._fold(grid[candidate], documents, folds[fold], later)
             return done[candidate, fold]
 
-        def model_key(pair: tuple[int, int]) -> str | None:
-            """The key of a shared block model another worker may be fitting (its fits
-            wait for later, :func:`systems.shared_models.in_turn`)."""
-            candidate, fold = pair
-            if fold >= len(prefetch):
-                return None
-            system = self.system.clone().set_params(**grid[candidate])
-            if not system.tags().portable_model:
-                return None
-            return prediction_cache.prediction_key(
-                system, [documents[i] for i in folds[fold][0]], []
-            )
-
         finalists = list(range(len(grid)))
         if len(grid) > FINALISTS:
-            # fitted in this order (or another worker's first), ranked in grid order
-            for i, f in in_turn([(i, 0) for i in _by_training_set(grid)], model_key):
-                judged(i, f)
+            for i in _by_training_set(grid):  # fitted in this order, ranked in grid order
+                judged(i, 0)
             first = [_point(objective, judged(i, 0), scored).value for i in finalists]
             ranked = sorted(finalists, key=lambda i: -first[i])  # stable: grid order on ties
             finalists = sorted(ranked[:FINALISTS])
-        for i, f in in_turn([(i, f) for i in finalists for f in range(len(folds))], model_key):
-            judged(i, f)
         trials = [
             (
                 grid[i],

@@ -1,6 +1,6 @@
-"""Fitted block models (CRF and SVM) handed between workers that share a corpus: a worker
-loads a model another stored instead of fitting it, leaves a model another is fitting for
-last, and labels exactly as the fit would; without sharing nothing is stored."""
+"""Fitted CRF block models handed between workers that share a corpus: a worker loads a
+model another stored instead of fitting it, leaves a model another is fitting for last,
+and labels exactly as the fit would; without sharing nothing is stored."""
 
 from __future__ import annotations
 
@@ -123,69 +123,3 @@ def test_a_model_another_worker_is_fitting_comes_last_and_is_loaded(
     thread.join()
     assert fits == [12]  # the second fold's model only; the first was loaded
     assert got.labels[:8] == theirs.predict(docs[:8])
-
-
-def test_a_model_another_worker_is_fitting_is_taken_in_turn_last(shared, monkeypatch) -> None:
-    """:func:`shared_models.in_turn`: the busy model's item waits; the others keep their
-    order; nothing is reordered without shared work."""
-    items = ["a", "b", "c"]
-    thread = another_worker_holding(shared_models._claim("model-b", wait=True), lambda: None)
-    try:
-        shared_order = list(shared_models.in_turn(items, lambda i: f"model-{i}"))
-        monkeypatch.delenv(cache.ENV_SHARED_WORK)
-        plain_order = list(shared_models.in_turn(items, lambda i: f"model-{i}"))
-    finally:
-        thread.join()
-    assert shared_order == ["a", "c", "b"]
-    assert plain_order == items
-
-
-def _svm():
-    return get_system("svm")
-
-
-def test_an_svm_handed_to_a_process_with_other_feature_ids_scores_as_fitted(
-    docs, monkeypatch
-) -> None:
-    """An SVM's columns travel by name (``portable``) and are looked up in the loading
-    process's vocabulary, whose ids come in another order and lack some of the training
-    notes' names: every decision value is the same float, bit for bit."""
-    import pickle
-
-    import numpy as np
-
-    import systems.svm as svm_module
-    from systems.features.base import FeatureSpace
-
-    train, test = docs[:16], docs[16:]
-    fitted = _svm().fit(train)
-    want = fitted._decide(test)[0]
-    exported = pickle.loads(pickle.dumps(fitted.portable()))
-    space = FeatureSpace()  # another process's vocabulary: the test notes' names first
-    monkeypatch.setattr(svm_module, "FEATURE_SPACE", space)
-    space.matrix(exported._features(), test[::-1], binary=True)
-    model = exported.localized()
-    columns = model._columns()
-    assert (columns < 0).any()  # names of training notes this process never met
-    assert (np.diff(columns[columns >= 0]) < 0).any()  # ids in another order
-    got = model._decide(test)[0]
-    assert got.tobytes() == want.tobytes()
-
-
-def test_a_worker_loads_the_svm_another_stored(shared, docs, monkeypatch) -> None:
-    from systems.svm import FeatureSVM
-
-    train, first, later = docs[:16], docs[16:20], docs[20:]
-    fresh = _svm().fit(train).predict_scored(later)
-    prediction_cache.fit_predict_many(_svm(), train, [(None, first)], keep_model=True)
-    (stored,) = _stored(shared)
-    _forget()
-    fits: list[int] = []
-    real = FeatureSVM.fit
-    monkeypatch.setattr(
-        FeatureSVM, "fit", lambda self, d, *a, **k: fits.append(len(d)) or real(self, d, *a, **k)
-    )
-    got = prediction_cache.fit_predict_many(_svm(), train, [(None, later)], keep_model=True)[0]
-    assert fits == []
-    assert got.labels == fresh[0]
-    assert [s.tolist() for s in got.scores] == [s.astype("float32").tolist() for s in fresh[1]]
