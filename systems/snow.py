@@ -65,7 +65,7 @@ from corpora import nlp
 from corpora.model import OUTSIDE, PEOPLE_LOCATIONS_ORGANIZATIONS
 from infra.memo import memoize
 from systems.base import System, register
-from systems.features.base import FeatureClass, TokenFeatures, extract_cached
+from systems.features.base import FEATURE_SPACE, FeatureClass, TokenFeatures, extract_cached
 from systems.features.common import (
     BOS,
     EOS,
@@ -228,6 +228,53 @@ class _Indexer:
         np.cumsum(lengths, out=indptr[1:])
         data = np.ones(len(indices), dtype=np.float64)
         return sparse.csr_matrix((data, indices, indptr), shape=(len(rows), len(cols)))
+
+
+class _IdIndexer:
+    """:class:`_Indexer` for rows of :data:`FEATURE_SPACE` ids instead of names: the same
+    columns (each id's at its first occurrence in training) and the same matrices, without
+    building the names.  Building every token's names as dicts and mapping them took over
+    half of a ``snow`` fit (56 % of its samples on the default corpus, under py-spy).  The
+    ids are this process's (:attr:`generation`), as an SVM's columns are."""
+
+    def __init__(self) -> None:
+        self.lookup = np.empty(0, dtype=np.int64)  # id -> column, -1 where none
+        self.size = 0
+        self.generation = -1
+
+    def matrix(self, indptr: np.ndarray, ids: np.ndarray, grow: bool) -> sparse.csr_matrix:
+        """CSR rows ``(indptr, ids)`` as a 0/1 matrix over the columns, each row's columns in
+        its ids' order; ``grow``: new ids get the next free columns in order of first
+        occurrence, else unseen ids are dropped."""
+        if grow and not self.size:
+            self.generation = FEATURE_SPACE.generation
+        elif self.generation != FEATURE_SPACE.generation:
+            raise RuntimeError("snow: fitted on a feature vocabulary since released")
+        ids = np.asarray(ids, dtype=np.int64)
+        n_rows = len(indptr) - 1
+        if grow:
+            top = int(ids.max(initial=-1)) + 1
+            if len(self.lookup) < top:
+                grown = np.full(top, -1, dtype=np.int64)
+                grown[: len(self.lookup)] = self.lookup
+                self.lookup = grown
+            distinct, first = np.unique(ids[self.lookup[ids] < 0], return_index=True)
+            fresh = distinct[np.argsort(first, kind="stable")]
+            self.lookup[fresh] = np.arange(self.size, self.size + len(fresh))
+            self.size += len(fresh)
+        columns = np.full(len(ids), -1, dtype=np.int64)
+        inside = ids < len(self.lookup)
+        columns[inside] = self.lookup[ids[inside]]
+        known = columns >= 0
+        if not known.all():
+            row = np.repeat(np.arange(n_rows), np.diff(indptr))
+            indptr = np.zeros(n_rows + 1, dtype=np.int64)
+            np.cumsum(np.bincount(row[known], minlength=n_rows), out=indptr[1:])
+            columns = columns[known]
+        data = np.ones(len(columns), dtype=np.float64)
+        return sparse.csr_matrix(
+            (data, columns, np.asarray(indptr, dtype=np.int64)), shape=(n_rows, self.size)
+        )
 
 
 # ---------------------------------------------------------------------------- Winnow
@@ -485,20 +532,18 @@ class SnowNER(System):
             margin=self.margin,
         )
 
-    def _token_rows(self, documents: Sequence[Document]) -> list[dict[str, None]]:
-        """Every token's feature names (all documents, in order), as :func:`combine` orders them.
-
-        Why not ``combine``: merging the classes' name -> value dicts token by token cost ~1 s
-        per fit, and Winnow needs only the names.  ``dict.fromkeys`` over the chained class
-        rows keeps each name at its first occurrence, as ``combine``'s ``dict.update`` does, so
-        a row lists the same names in the same order (the order its weights are summed in).
-        """
+    def _token_ids(self, documents: Sequence[Document]) -> tuple[np.ndarray, np.ndarray]:
+        """Every token's feature ids (all documents, in order) as CSR ``(indptr, ids)``: its
+        names in :func:`combine`'s order (each once, at its first class), the order Winnow
+        sums their weights in (:meth:`FeatureSpace.token_ids`)."""
         feats = token_features(self.use_pos, self.dictionaries)
-        rows: list[dict[str, None]] = []
-        for doc in documents:
-            parts = [extract_cached(f, doc) for f in feats]
-            rows += map(dict.fromkeys, map(itertools.chain.from_iterable, zip(*parts, strict=True)))
-        return rows
+        parts = [FEATURE_SPACE.token_ids(feats, doc) for doc in documents]
+        if not parts:
+            return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64)
+        lengths = np.concatenate([np.diff(indptr) for indptr, _ in parts])
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return indptr, np.concatenate([ids for _, ids in parts])
 
     def _dict_hits(self, document: Document, positions: Iterable[int]) -> list[set[str]]:
         """Dictionary groups of the tokens at ``positions`` (empty elsewhere), read from the
@@ -526,10 +571,9 @@ class SnowNER(System):
         docs = list(documents)
         self.token_classes_ = (OUTSIDE, *SNOW_LABELS)
         cls_id = {c: i for i, c in enumerate(self.token_classes_)}
-        token_rows = self._token_rows(docs)
         y_tok = np.asarray([cls_id.get(t.label, 0) for d in docs for t in d.tokens], dtype=np.int64)
-        self.token_index_ = _Indexer()
-        X_tok = self.token_index_.matrix(token_rows, grow=True)
+        self.token_index_ = _IdIndexer()
+        X_tok = self.token_index_.matrix(*self._token_ids(docs), grow=True)
         self.token_net_ = self._network(len(self.token_classes_), 0).fit(X_tok, y_tok)
 
         phrase_rows: list[list[str]] = []
@@ -572,8 +616,7 @@ class SnowNER(System):
 
     def predict(self, documents: Sequence[Document]) -> list[list[str]]:
         docs = list(documents)
-        token_rows = self._token_rows(docs)
-        X = self.token_index_.matrix(token_rows, grow=False)
+        X = self.token_index_.matrix(*self._token_ids(docs), grow=False)
         token_pred = self.token_net_.activations(X).argmax(1) if X.shape[0] else np.zeros(0)
         out: list[list[str]] = []
         offset = 0

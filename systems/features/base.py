@@ -247,6 +247,24 @@ class FeatureSpace:
         flat, bounds = self._merged(features, document)
         return list(map(flat.__getitem__, map(slice, bounds, bounds[1:])))
 
+    def token_ids(self, features: Sequence[FeatureClass], document: Document) -> Encoded:
+        """Per token of ``document``, the ids of the names ``features`` emit, class after
+        class, each once at its first class: :meth:`rows`' names in their order, as ids
+        (what a learner that reads rows of names in order gets without the names)."""
+        indptr, ids = _interleave(self.encode_all(features, document))
+        if len(features) < 2 or not len(ids):
+            return indptr, ids
+        lengths = np.diff(indptr)
+        row = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        _, first = np.unique(row * (int(ids.max()) + 1) + ids, return_index=True)
+        if len(first) == len(ids):
+            return indptr, ids
+        keep = np.zeros(len(ids), dtype=bool)
+        keep[first] = True
+        indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row[keep], minlength=len(lengths)), out=indptr[1:])
+        return indptr, ids[keep]
+
     def rows(self, features: Sequence[FeatureClass], document: Document) -> list[TokenFeatures]:
         """Merged per-token feature dicts of ``features`` on ``document`` (each name once, at
         its first class, as successive ``dict.update`` calls would order them)."""

@@ -8,12 +8,14 @@ results depend on it bit for bit).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy import sparse
 
-from systems.features.base import combine
-from systems.snow import SnowNER, WinnowNetwork, _Indexer, token_features
+from systems.features.base import FEATURE_SPACE, combine
+from systems.snow import SnowNER, WinnowNetwork, _IdIndexer, _Indexer, token_features
 from tests.systems.test_snow import training_notes
 
 
@@ -132,8 +134,41 @@ def test_indexer_matches_the_plain_loop() -> None:
     assert index.matrix([], grow=False).shape == (0, 4)
 
 
-def test_token_rows_list_names_in_combine_order() -> None:
+def test_token_ids_are_the_names_in_combine_order() -> None:
     docs = training_notes(4)
     model = SnowNER(use_pos=False)
     merged = [list(row) for doc in combine(token_features(use_pos=False), docs) for row in doc]
-    assert [list(row) for row in model._token_rows(docs)] == merged
+    indptr, ids = model._token_ids(docs)
+    names = [FEATURE_SPACE.names[i] for i in ids]
+    assert [names[a:b] for a, b in itertools.pairwise(indptr)] == merged
+
+
+def test_id_indexer_builds_the_name_indexers_matrices() -> None:
+    """The token matrices from ids are the name-based indexer's, array for array, on the
+    training notes and on notes with names training never saw (dropped)."""
+    docs = training_notes(6)
+    model = SnowNER(use_pos=False)
+    feats = token_features(use_pos=False)
+    names = [list(row) for doc in combine(feats, docs) for row in doc]
+    by_name, by_id = _Indexer(), _IdIndexer()
+    n_train = sum(len(d.tokens) for d in docs[:4])
+    ids = model._token_ids(docs)
+    train_ids = model._token_ids(docs[:4])
+    for got, want in (
+        (by_id.matrix(*train_ids, grow=True), by_name.matrix(names[:n_train], grow=True)),
+        (by_id.matrix(*ids, grow=False), by_name.matrix(names, grow=False)),
+    ):
+        assert got.shape == want.shape
+        assert got.indptr.tolist() == want.indptr.tolist()
+        assert got.indices.tolist() == want.indices.tolist()
+    assert by_id.size == len(by_name.columns)
+
+
+def test_a_feature_that_two_classes_emit_is_kept_at_its_first() -> None:
+    """:meth:`FeatureSpace.token_ids` keeps a name two classes emit once, where ``rows``
+    has it: at the first class."""
+    doc = training_notes(1)[0]
+    word = token_features(use_pos=False)[0]
+    indptr, ids = FEATURE_SPACE.token_ids([word, word], doc)
+    assert (indptr, ids)[1].tolist() == FEATURE_SPACE.encode(word, doc)[1].tolist()
+    assert indptr.tolist() == FEATURE_SPACE.encode(word, doc)[0].tolist()
