@@ -61,6 +61,26 @@ def _malloc_trim() -> Callable[[int], int] | None:
         return None
 
 
+#: The cyclic garbage collector's thresholds in a process that computes cells (Python's
+#: defaults are 700, 10, 10).
+GC_THRESHOLDS = (100_000, 50, 100)
+
+
+def collect_less() -> None:
+    """Run Python's cyclic garbage collector less often in a process that computes cells.
+
+    Why: a fit builds millions of short-lived lists and dicts (each token's feature names,
+    the CRFs' item sequences), and with the default thresholds the collector scanned them
+    after every 700: 5 % of ``multi``'s samples under py-spy went to it.  With a first
+    threshold of 100,000 most of them are freed by reference counting before any
+    collection sees them.  ``multi`` on the default corpus on one worker: 6 min 45 s ->
+    6 min 24 s, CPU 401.7 -> 380.7 s, peak RSS 1.33 -> 1.35 GB, every result file
+    byte-identical (the collector frees only unreachable cycles, which nothing reads)."""
+    import gc
+
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def trim_heap() -> bool:
     """Hand the C heap's free pages back to the operating system (glibc's ``malloc_trim``).
 

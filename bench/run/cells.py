@@ -47,6 +47,7 @@ def run_task(task: Task) -> list[CellOutcome]:
 def run_tasks(tasks: Sequence[Task]) -> list[list[CellOutcome]]:
     """:func:`run_task` for several tasks in one worker (a job of :func:`bench.run.schedule.plan`),
     so the corpus they share is shipped and featurized once."""
+    memory.collect_less()
     out = []
     for i, task in enumerate(tasks):
         out.append(run_task(task))
