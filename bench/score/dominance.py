@@ -113,8 +113,8 @@ def _pair(
         from bench.score import metrics
         from bench.score.significance import STATISTICS, approximate_randomization
 
-        ca = metrics.per_document_counts(got_a.documents, got_a.labels, None, subset)
-        cb = metrics.per_document_counts(got_b.documents, got_b.labels, None, subset)
+        ca = metrics.per_document_counts(got_a.documents, got_a.codes, None, subset)
+        cb = metrics.per_document_counts(got_b.documents, got_b.codes, None, subset)
         out: dict[str, float] = {}
         for measure in ("precision", "recall"):
             diff, p = approximate_randomization(

@@ -280,6 +280,16 @@ def _codes(labels: Sequence[str], doc: Document) -> np.ndarray:
         raise ValueError(f"unknown label {err.args[0]!r} for document {doc.id!r}") from None
 
 
+def label_codes(
+    documents: Sequence[Document], predictions: Sequence[Sequence[str]]
+) -> list[np.ndarray]:
+    """Each document's predicted labels as label codes, which every token-level function
+    here also takes in place of the labels: a run's significance tests score each system
+    against every other on every subset, and turning the same labels into codes again for
+    each pair was half of their time."""
+    return [_codes(p, d) for d, p in zip(documents, predictions, strict=True)]
+
+
 #: Gold codes and flag masks per document fingerprint: a run scores every document once per
 #: system, subset and test, and the gold side never changes (a bounded memo).
 _GOLD: memo.Memo[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = memo.Memo(
@@ -312,6 +322,8 @@ def _view(
     gold, ambiguous, not_in_dictionary = _gold(doc)
     if pred is None:
         p = np.zeros(n, dtype=np.int8)
+    elif isinstance(pred, np.ndarray):  # codes already (label_codes)
+        p = pred
     else:
         if len(pred) != n:
             raise ValueError(

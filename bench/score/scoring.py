@@ -74,6 +74,13 @@ class Pooled:
     scores: list[np.ndarray] | None
     keys: tuple[str, ...]
 
+    @cached_property
+    def codes(self) -> list[np.ndarray]:
+        """:attr:`labels` as label codes, made once (:func:`bench.score.metrics.label_codes`)."""
+        from bench.score import metrics
+
+        return metrics.label_codes(self.documents, self.labels)
+
 
 class Scorer:
     """Everything scoring needs about a run, held once; each table is one method."""
@@ -237,8 +244,8 @@ class Scorer:
             tests = significance.pairwise_tests(
                 counts(a, subset),
                 counts(b, subset),
-                metrics.token_correctness(docs, got[a].labels, subset=subset, other=got[b].labels),
-                metrics.token_correctness(docs, got[b].labels, subset=subset, other=got[a].labels),
+                metrics.token_correctness(docs, got[a].codes, subset=subset, other=got[b].codes),
+                metrics.token_correctness(docs, got[b].codes, subset=subset, other=got[a].codes),
                 n_shuffles=config.n_shuffles,
                 seed=config.seed,
             )
@@ -396,7 +403,7 @@ class _DocumentCounts:
         key = (system, subset)
         if key not in self.memo:
             got = self.pooled[system]
-            self.memo[key] = metrics.per_document_counts(got.documents, got.labels, None, subset)
+            self.memo[key] = metrics.per_document_counts(got.documents, got.codes, None, subset)
         return self.memo[key]
 
 

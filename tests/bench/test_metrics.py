@@ -13,6 +13,7 @@ from bench.score.metrics import (
     entity_scores,
     f1_from_counts,
     gold_entities,
+    label_codes,
     merge_rows,
     per_document_counts,
     subset_mask,
@@ -322,3 +323,22 @@ def test_token_correctness_pairs_systems_on_one_token_set() -> None:
                           other=[PRED_A])  # fmt: skip
     assert a.shape == b.shape == (12,)
     assert int((~a).sum()) == 2 and int((~b).sum()) == 1  # 12, 13 vs 12
+
+
+@pytest.mark.parametrize("subset", SUBSETS)
+def test_label_codes_stand_in_for_the_labels(subset: str) -> None:
+    """The token-level functions give the same counts and decisions from label codes
+    (``label_codes``, made once per system by the scorer) as from the labels."""
+    docs, a, b = [DOC_A, DOC_B], [PRED_A, PRED_B], [BINARY_A, ["O", "PHI", "O", "O"]]
+    codes_a, codes_b = label_codes(docs, a), label_codes(docs, b)
+    assert all(c.dtype == np.int8 for c in codes_a)
+    assert np.array_equal(
+        token_correctness(docs, codes_a, subset=subset, other=codes_b),
+        token_correctness(docs, a, subset=subset, other=b),
+    )
+    assert np.array_equal(
+        per_document_counts(docs, codes_b, None, subset),
+        per_document_counts(docs, b, None, subset),
+    )
+    with pytest.raises(ValueError, match="unknown label 'PERSON'"):
+        label_codes([DOC_B], [["O", "PERSON", "O", "O"]])
