@@ -233,8 +233,8 @@ class _Indexer:
 class _IdIndexer:
     """:class:`_Indexer` for rows of :data:`FEATURE_SPACE` ids instead of names: the same
     columns (each id's at its first occurrence in training) and the same matrices, without
-    building the names.  Building every token's names as dicts and mapping them took over
-    half of a ``snow`` fit (56 % of its samples on the default corpus, under py-spy).  The
+    building the names: building every token's names as dicts and mapping them is over
+    half of a fit by names (56 % of its samples on the default corpus, under py-spy).  The
     ids are this process's (:attr:`generation`), as an SVM's columns are."""
 
     def __init__(self) -> None:
