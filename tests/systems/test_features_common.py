@@ -5,7 +5,7 @@ from __future__ import annotations
 from corpora.dictionaries import Dictionaries, system_dictionaries
 from corpora.model import Document
 from systems.features import common
-from systems.features.base import FEATURE_SPACE, combine, extract_cached
+from systems.features.base import FEATURE_SPACE, combine, extract_cached, token_names
 from tests.conftest import requires_nltk
 
 DOC = Document("d", "Seen by Dr. Smith in Boston.\nHR 80-90, on 7/22.")
@@ -113,3 +113,13 @@ def test_combine_orders_names_as_successive_updates_would() -> None:
     x = FEATURE_SPACE.matrix(classes, docs)
     assert x.shape[0] == sum(len(d.tokens) for d in docs) and x.has_canonical_format
     assert x.max() == 2.0  # w0=... and w-1=... emitted by both word windows: summed once each
+
+
+def test_token_names_are_combines_names_each_once() -> None:
+    """``token_names`` (from the tokens' ids) lists each token's names as ``combine``
+    orders them, a name two classes emit once at its first class; an empty note has none."""
+    classes = [common.WordWindow(offsets=(-1, 0)), common.Section(), common.WordWindow()]
+    docs = [DOC, Document("e", "Nothing here.\n\nSeen by Dr. Who"), Document("f", "")]
+    expected = [list(row) for rows in combine(classes, docs) for row in rows]
+    assert token_names(classes, docs) == expected
+    assert any(len(row) < sum(len(c.extract(DOC)[0]) for c in classes) for row in expected[:1])
