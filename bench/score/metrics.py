@@ -280,6 +280,11 @@ def _codes(labels: Sequence[str], doc: Document) -> np.ndarray:
         raise ValueError(f"unknown label {err.args[0]!r} for document {doc.id!r}") from None
 
 
+#: One document's predicted labels, or their codes (:func:`label_codes`), which every
+#: token-level function here takes alike.
+Labels = Sequence[str] | np.ndarray
+
+
 def label_codes(
     documents: Sequence[Document], predictions: Sequence[Sequence[str]]
 ) -> list[np.ndarray]:
@@ -315,7 +320,7 @@ def _gold(doc: Document) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _view(
-    doc: Document, pred: Sequence[str] | None, subset: str
+    doc: Document, pred: Labels | None, subset: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(gold, predicted, mask) of one document as the subset scores them (label codes)."""
     n = len(doc.tokens)
@@ -348,7 +353,7 @@ def _view(
 
 def _flatten(
     documents: Sequence[Document],
-    predictions: Sequence[Sequence[str]] | None,
+    predictions: Sequence[Labels] | None,
     subset: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Masked gold and predicted label codes of all documents, and each token's document."""
@@ -453,11 +458,11 @@ def token_scores_by_document(
 
 def token_correctness(
     documents: Sequence[Document],
-    predictions: Sequence[Sequence[str]],
+    predictions: Sequence[Labels],
     *,
     subset: str = "all",
     binary: bool = True,
-    other: Sequence[Sequence[str]] | None = None,
+    other: Sequence[Labels] | None = None,
 ) -> np.ndarray:
     """Whether each scored token was labelled right: the paired decisions McNemar needs.
 
@@ -686,7 +691,7 @@ def entity_scores_by_document(
 
 def per_document_counts(
     documents: Sequence[Document],
-    predictions: Sequence[Sequence[str]],
+    predictions: Sequence[Labels],
     label: str | None = None,
     subset: str = "all",
     *,
@@ -696,7 +701,8 @@ def per_document_counts(
 
     ``label`` ``None`` or ``"PHI"`` is the binary row, ``"non-PHI"`` has ``O`` positive,
     otherwise a category.  With ``match`` (``"strict"``/``"overlap"``) the counts are
-    entity-level (subset ``"all"`` only).  Summing the rows gives the micro-averaged counts.
+    entity-level (subset ``"all"`` only, from labels, not codes).  Summing the rows gives
+    the micro-averaged counts.
     """
     if match is not None:
         if subset != "all":
