@@ -327,14 +327,12 @@ def _view(
     gold, ambiguous, not_in_dictionary = _gold(doc)
     if pred is None:
         p = np.zeros(n, dtype=np.int8)
-    elif isinstance(pred, np.ndarray):  # codes already (label_codes)
-        p = pred
     else:
-        if len(pred) != n:
+        if len(pred) != n:  # labels or their codes alike
             raise ValueError(
                 f"{len(pred)} predicted labels for document {doc.id!r} with {n} tokens"
             )
-        p = _codes(pred, doc)
+        p = pred if isinstance(pred, np.ndarray) else _codes(pred, doc)
     if subset == "all":
         return gold, p, np.ones(n, dtype=bool)
     if subset == "ambiguous":

@@ -342,3 +342,5 @@ def test_label_codes_stand_in_for_the_labels(subset: str) -> None:
     )
     with pytest.raises(ValueError, match="unknown label 'PERSON'"):
         label_codes([DOC_B], [["O", "PERSON", "O", "O"]])
+    with pytest.raises(ValueError, match="3 predicted labels for document 'B' with 4 tokens"):
+        token_correctness([DOC_B], [codes_b[1][:3]], subset=subset)
