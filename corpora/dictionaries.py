@@ -479,6 +479,29 @@ def ascii_spelling(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+#: Lower-case Latin letters that Unicode does not decompose into a base letter and a mark,
+#: spelled as an English-language list writes them.
+_UNDECOMPOSED = str.maketrans(
+    {"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
+)
+
+
+def lookup_form(word: str) -> str:
+    """``word`` as an ASCII word list holds it: :func:`normalize`'s form without diacritics,
+    and the Latin letters that carry none spelled in ASCII ("Jäkel" -> "jakel", "Łukasz" ->
+    "lukasz", "Søren" -> "soren").  An ASCII word comes back as :func:`normalize` gives it.
+
+    Why: the census and deid lists are ASCII ("muller", "jorgensen"), and a note that writes
+    a name with its diacritics ("Müller", "Jørgensen") should meet the same entry.  A look-up
+    tries the word as written first, so entries written with diacritics (the GeoNames places
+    of :func:`world_places`) still match as they are.
+    """
+    form = normalize(word)
+    if form.isascii():
+        return form
+    return ascii_spelling(form.translate(_UNDECOMPOSED))
+
+
 #: Smallest population of the GeoNames places :func:`us_places` returns: small towns are
 #: where US place names are ordinary words ("Post", "Bath", "Comfort", "Normal").
 SMALL_PLACE_POPULATION = 500

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from corpora import nlp
-from corpora.dictionaries import Dictionaries, normalize, system_dictionaries
+from corpora.dictionaries import Dictionaries, lookup_form, normalize, system_dictionaries
 from infra.memo import memoize
 from systems.features.base import FeatureClass, TokenFeatures
 
@@ -273,10 +273,13 @@ class DictionaryWindow(FeatureClass):
     """Presence of the words at given offsets in named dictionaries (``dict+1=last_name``).
 
     Multi-word dictionary entries ("new york") are matched too: every token of a matched
-    phrase gets the feature.
+    phrase gets the feature.  A word written with diacritics is also looked up as an ASCII
+    list holds it (:func:`corpora.dictionaries.lookup_form`: "Müller" finds "muller"); the
+    papers' notes were ASCII, where this changes nothing.
     """
 
     name = "dictionary"
+    version = 2  # 2: words with diacritics also looked up in their ASCII form
 
     def __init__(
         self,
@@ -302,7 +305,23 @@ class DictionaryWindow(FeatureClass):
         index, starts, longest = self._index()
         toks = document.tokens
         words = [normalize(t.text) for t in toks]
+        spellings = [words]
+        if not all(map(str.isascii, words)):
+            spellings.append([w if w.isascii() else lookup_form(w) for w in words])
         hits: list[set[str]] = [set() for _ in toks]
+        for forms in spellings:
+            self._match(forms, index, starts, longest, hits)
+        return hits
+
+    @staticmethod
+    def _match(
+        words: list[str],
+        index: dict[str, tuple[str, ...]],
+        starts: frozenset[str],
+        longest: int,
+        hits: list[set[str]],
+    ) -> None:
+        """Add to ``hits`` the groups of every entry and phrase ``words`` spell."""
         for i, w in enumerate(words):
             groups = index.get(w)
             if groups:
@@ -315,7 +334,6 @@ class DictionaryWindow(FeatureClass):
                     if groups:
                         for k in range(i, i + size):
                             hits[k].update(groups)
-        return hits
 
     def extract(self, document: Document) -> list[TokenFeatures]:
         hits = self.membership(document)

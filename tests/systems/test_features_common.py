@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpora.dictionaries import Dictionaries, system_dictionaries
+from corpora.dictionaries import Dictionaries, lookup_form, system_dictionaries
 from corpora.model import Document
 from systems.features import common
 from systems.features.base import FEATURE_SPACE, combine, extract_cached, token_names
@@ -62,6 +62,32 @@ def test_dictionary_window_uses_system_dictionaries(monkeypatch, tmp_path) -> No
     hits = fc.membership(doc2)
     # "new york" matches as a phrase; "york" may also be a (packaged) census surname
     assert all("location" in h for h in hits[2:4]) and "location" not in hits[1]
+
+
+
+def test_lookup_form_spells_a_word_as_an_ascii_list_holds_it() -> None:
+    assert lookup_form("Jäkel") == "jakel"
+    assert lookup_form("ŠEVČÍKOVÁ") == "sevcikova"
+    assert lookup_form("Łukasz") == lookup_form("Lukasz") == "lukasz"
+    assert lookup_form("Søren") == "soren" and lookup_form("Großmann") == "grossmann"
+    assert lookup_form("O'Brien") == "o'brien"  # ASCII: as normalize gives it
+
+
+def test_a_name_with_diacritics_meets_its_ascii_entry(monkeypatch, tmp_path) -> None:
+    (tmp_path / "last_names.txt").write_text("muller\nlodz\n")
+    (tmp_path / "locations.txt").write_text("sao paulo\njönköping\n")
+    monkeypatch.setenv("DEID_BENCH_DICTIONARIES", str(tmp_path))
+    system_dictionaries.__globals__["_system_dictionaries"].cache_clear()
+    fc = common.DictionaryWindow(groups=("last_name", "location"), dictionaries=str(tmp_path))
+    doc = Document("f", "Dr. Müller saw Muller from São Paulo and Jönköping, not Łódź or Mxller.")
+    hits = dict(zip((t.text for t in doc.tokens), fc.membership(doc), strict=False))
+    assert "last_name" in hits["Müller"] and hits["Müller"] == hits["Muller"]
+    assert "location" in hits["São"] and "location" in hits["Paulo"]  # a phrase, folded
+    assert "location" in hits["Jönköping"]  # an entry with diacritics matches as written
+    assert "last_name" in hits["Łódź"]  # Ł carries no mark: spelled L
+    assert not hits["Mxller"] and not hits["saw"]
+    rows = fc.extract(doc)
+    assert "dict+1=last_name" in rows[[t.text for t in doc.tokens].index("Dr.")]
 
 
 def test_combine_merges_and_caches() -> None:
