@@ -43,6 +43,7 @@ from corpora.ambiguity import ambiguous_documents, ambiguous_marks, data_fingerp
 from corpora.dictionaries import (
     ASCII_WORD,
     Dictionaries,
+    lookup_form,
     normalize,
     surrogate_dictionaries,
     system_dictionaries,
@@ -94,10 +95,17 @@ def vocabulary(dictionaries: Dictionaries) -> frozenset[str]:
 
 
 def _in_vocabulary(word: str, vocab: frozenset[str]) -> bool:
+    """``word`` is in ``vocab`` as written or as an ASCII list holds it (``lookup_form``, as
+    the systems' dictionary features look it up: "Müller" is found as "muller")."""
     w = normalize(word)
     if w.endswith("'s"):
         w = w[:-2]
-    return w in vocab
+    return w in vocab or (not w.isascii() and lookup_form(w) in vocab)
+
+
+#: A word of a name: letters (of any script: "Müller" is one word, not "M" and "ller"),
+#: with inner apostrophes and hyphens.
+_NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])*")
 
 
 def not_in_dictionary_marks(document: Document, vocab: frozenset[str]) -> list[Mark]:
@@ -107,7 +115,7 @@ def not_in_dictionary_marks(document: Document, vocab: frozenset[str]) -> list[M
         if span.category not in NAME_CATEGORIES:
             continue
         text = document.text[span.start : span.end]
-        for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*", text):
+        for m in _NAME_WORD.finditer(text):
             word = m.group(0).rstrip("'-")
             if not _in_vocabulary(word, vocab) and not all(
                 _in_vocabulary(p, vocab) for p in re.split(r"[-']", word) if len(p) > 1

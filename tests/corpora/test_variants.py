@@ -272,3 +272,15 @@ def test_variants_keep_the_template_family(name, base, variants) -> None:
     for train, test in document_kfold(docs, 5, 0, group_by="template"):
         train_families = {docs[i].metadata["template"] for i in train}
         assert not train_families & {docs[i].metadata["template"] for i in test}
+
+
+def test_a_name_with_diacritics_is_one_word_found_as_the_systems_find_it() -> None:
+    """"Müller" is looked up whole and in its ASCII spelling, as the systems' dictionary
+    features look it up (not as "M" and "ller")."""
+    text = "Seen by Dr. Müller and Dr. Xüllqr."
+    spans = tuple(
+        Span(text.index(w), text.index(w) + len(w), "DOCTOR") for w in ("Müller", "Xüllqr")
+    )
+    doc = Document("d", text, spans)
+    marks = not_in_dictionary_marks(doc, frozenset({"muller"}))
+    assert [text[m.start : m.end] for m in marks] == ["Xüllqr"]
