@@ -112,13 +112,11 @@ def _count_saved_looks(result: RunResult, out: Path) -> None:
         return
     from bench.report.saved_looks import scored_before
 
-    fingerprints = {
-        name: c.fingerprint
-        for name, c in result.corpora.items()
-        if name in result.ledger.get("corpora", {})
-    }
+    recorded = result.ledger.get("corpora", {})
+    fingerprints = {name: c.fingerprint for name, c in result.corpora.items() if name in recorded}
+    notes = {name: recorded[name]["notes"] for name in fingerprints if "notes" in recorded[name]}
     result.ledger["saved_reports"] = scored_before(
-        out.absolute().parent, fingerprints, result.started
+        out.absolute().parent, fingerprints, result.started, notes
     )
 
 

@@ -13,9 +13,14 @@ A configuration here is the ledger's (:func:`bench.report.ledger.configuration`)
 as run.json records it: the registered system, its parameters, its wrappers, and the
 protocol options (protocol, folds, seed, grouping, training corpus, tuning objective and
 inner folds, augmentation, extra training, dictionaries).  Test notes are identified by
-the corpus fingerprint run.json stores, so a corpus read under another path is the same
-notes.  Only reports whose run.json is given are counted: a run whose report was not
-kept is a look this count cannot see.
+the fingerprints run.json stores for each scored corpus, so a corpus read under another
+path is the same notes: the corpus fingerprint, and, where the run kept its ledger, the
+fingerprint of the notes' texts.  The corpus fingerprint also covers the notes'
+annotation flags, so a new rule for "not found in dictionaries" gives the same texts a
+new one; a run that recorded both links them (:class:`_NoteSets`), and the reports made
+before and after such a change count as looks at the same notes.  Only reports whose
+run.json is given are counted: a run whose report was not kept is a look this count
+cannot see.
 """
 
 from __future__ import annotations
@@ -100,6 +105,51 @@ def scored_corpora(run: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def note_ids(run: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """The identifiers of each corpus a saved run scored, by name: its corpus fingerprint,
+    then the fingerprint of its notes' texts where the run's ledger recorded one."""
+    ledger = run.get("ledger")
+    recorded = ledger.get("corpora") if isinstance(ledger, Mapping) else None
+    out = {}
+    for name, fingerprint in scored_corpora(run).items():
+        entry = recorded.get(name) if isinstance(recorded, Mapping) else None
+        notes = entry.get("notes") if isinstance(entry, Mapping) else None
+        out[name] = (fingerprint, f"notes:{notes}") if notes else (fingerprint,)
+    return out
+
+
+class _NoteSets:
+    """Which identifiers name the same set of test notes: those recorded together for one
+    scored corpus of one run, and, through them, every other run that recorded one of
+    them (union-find; a set is named by the identifier first met)."""
+
+    def __init__(self) -> None:
+        self._parent: dict[str, str] = {}
+
+    def find(self, key: str) -> str:
+        parent = self._parent.setdefault(key, key)
+        while parent != key:
+            grand = self._parent[parent]
+            self._parent[key] = grand
+            key, parent = parent, grand
+        return key
+
+    def link(self, keys: Iterable[str]) -> str:
+        roots = list(dict.fromkeys(map(self.find, keys)))
+        for other in roots[1:]:
+            self._parent[other] = roots[0]
+        return roots[0]
+
+
+def _note_sets(runs: Iterable[Mapping[str, Any]]) -> _NoteSets:
+    """:class:`_NoteSets` over the identifiers every readable run recorded."""
+    sets = _NoteSets()
+    for run in runs:
+        for ids in note_ids(run).values():
+            sets.link(ids)
+    return sets
+
+
 def looks(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """Per set of test notes, the saved runs that scored it in the order they started:
     each with its configurations, how many were new, and how many distinct configurations
@@ -111,13 +161,16 @@ def looks(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
         except (OSError, ValueError) as exc:
             raise ValueError(f"{path}: not a readable run.json ({exc})") from None
         runs.append((str(run.get("started", "")), str(path.parent), run))
+    runs.sort(key=lambda r: (r[0], r[1]))
+    sets = _note_sets(run for _, _, run in runs)
     groups: dict[str, dict[str, Any]] = {}
-    for started, report, run in sorted(runs, key=lambda r: (r[0], r[1])):
+    for started, report, run in runs:
         confs = configurations(run)
-        for corpus, fingerprint in scored_corpora(run).items():
+        for corpus, ids in note_ids(run).items():
+            root = sets.find(ids[0])
             group = groups.setdefault(
-                fingerprint,
-                {"notes": fingerprint, "corpora": [], "seen": set(), "reports": []},
+                root,
+                {"notes": root, "corpora": [], "seen": set(), "reports": []},
             )
             if corpus not in group["corpora"]:
                 group["corpora"].append(corpus)
@@ -141,7 +194,10 @@ def looks(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
 
 
 def scored_before(
-    reports_dir: str | Path, fingerprints: Mapping[str, str], started: str
+    reports_dir: str | Path,
+    fingerprints: Mapping[str, str],
+    started: str,
+    notes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """What the saved reports in ``reports_dir`` (the directory a run's ``--out`` is in;
     reports one or two levels down) had scored on each of a run's test corpora before it
@@ -150,32 +206,39 @@ def scored_before(
     Why in a report: the ledger starts empty with each cache, so on a new machine a run
     would say "0 configurations before" of notes that committed reports had looked at
     dozens of times.  ``fingerprints`` maps a corpus name to its corpus fingerprint (as
-    run.json stores it).  A run.json that cannot be read is counted as unreadable, not
-    an error: the run's results stand."""
-    wanted = {fp: name for name, fp in fingerprints.items()}
-    seen: dict[str, set[str]] = {fp: set() for fp in wanted}
-    reports: dict[str, int] = dict.fromkeys(wanted, 0)
+    run.json stores it), ``notes`` to the fingerprint of its notes' texts (the ledger's):
+    a saved run that scored the same texts under other annotation flags counts.  A
+    run.json that cannot be read is counted as unreadable, not an error: the run's results
+    stand."""
     unreadable = 0
     root = Path(reports_dir)
     # a report's directory, or a directory of them one level down (reports/recommended-dev)
     paths = sorted([*root.glob("*/run.json"), *root.glob("*/*/run.json")])
+    saved: list[tuple[Mapping[str, Any], set[str], dict[str, tuple[str, ...]]]] = []
     for path in paths:
         try:
             run = json.loads(path.read_text(encoding="utf-8"))
-            if str(run.get("started", "")) > started:  # to the second: the same second counts
-                continue
-            ids = set(configurations(run).values())
-            scored = scored_corpora(run)
+            saved.append((run, set(configurations(run).values()), note_ids(run)))
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             unreadable += 1
+    sets = _note_sets(run for run, _, _ in saved)
+    wanted: dict[str, str] = {}  # a set of notes -> the run's corpus name
+    for name, fingerprint in fingerprints.items():
+        text = (notes or {}).get(name)
+        wanted[sets.link([fingerprint, *([f"notes:{text}"] if text else [])])] = name
+    seen: dict[str, set[str]] = {root: set() for root in wanted}
+    reports: dict[str, int] = dict.fromkeys(wanted, 0)
+    for run, confs, scored in saved:
+        if str(run.get("started", "")) > started:  # to the second: the same second counts
             continue
-        for fp in set(scored.values()) & set(wanted):
-            seen[fp] |= ids
-            reports[fp] += 1
+        for root in {sets.find(ids[0]) for ids in scored.values()} & set(wanted):
+            seen[root] |= confs
+            reports[root] += 1
     return {
         "directory": str(reports_dir),
         "unreadable": unreadable,
         "corpora": {
-            wanted[fp]: {"configurations": len(seen[fp]), "reports": reports[fp]} for fp in wanted
+            name: {"configurations": len(seen[root]), "reports": reports[root]}
+            for root, name in wanted.items()
         },
     }

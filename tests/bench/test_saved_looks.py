@@ -201,3 +201,34 @@ def test_a_command_run_counts_the_reports_beside_its_output(tmp_path: Path) -> N
     }
     text = (reports / "second" / "report.md").read_text(encoding="utf-8")
     assert "In saved reports before it (`reports/`)" in text and "1 (in 1 report)" in text
+
+
+def test_the_same_texts_under_new_annotation_flags_are_the_same_notes(tmp_path: Path) -> None:
+    """A corpus fingerprint covers the notes' flags as well as their texts: when the rule
+    for "not found in dictionaries" changes, the same foreign notes get a new one.  The
+    fingerprint of the texts the ledger records links the reports made before and after,
+    and through a report that recorded both, the older reports that kept no ledger."""
+    old_flags, new_flags, texts = "1" * 32, "2" * 32, "t" * 32
+    foreign = "foreign:evaluation:x"
+    with_ledger = {"ledger": {"corpora": {foreign: {"notes": texts}}}}
+    before = {foreign: {"fingerprint": old_flags}}
+    _run(tmp_path / "a", "2026-01-01", {"svm": _system("svm")}, before)
+    _run(tmp_path / "b", "2026-01-02", {"mega": _system("mega")}, before, **with_ledger)
+    other_notes = {foreign: {"fingerprint": "3" * 32}}
+    _run(tmp_path / "other", "2026-01-02", {"crf": _system("crf")}, other_notes)
+    got = scored_before(tmp_path, {foreign: new_flags}, "2026-01-15", {foreign: texts})
+    assert got["corpora"][foreign] == {"configurations": 2, "reports": 2}
+    # without the texts' fingerprint the new flags are other notes, as before
+    assert scored_before(tmp_path, {foreign: new_flags}, "2026-01-15")["corpora"][foreign] == {
+        "configurations": 0,
+        "reports": 0,
+    }
+    _run(
+        tmp_path / "c",
+        "2026-01-03",
+        {"mega-2": _system("mega", C=2)},
+        {foreign: {"fingerprint": new_flags}},
+        **with_ledger,
+    )
+    groups = {tuple(Path(r["report"]).name for r in g["reports"]) for g in looks([tmp_path])}
+    assert groups == {("a", "b", "c"), ("other",)}
