@@ -48,12 +48,17 @@ def test_char_ngrams_mark_boundaries() -> None:
     assert {"ng=<s", "ng=th>", "ng=smi"} <= set(row)
 
 
-def test_dictionary_window_uses_system_dictionaries(monkeypatch, tmp_path) -> None:
-    (tmp_path / "last_names.txt").write_text("Smith\n")
-    (tmp_path / "locations.txt").write_text("boston\nnew york\n")
+def _window(monkeypatch, tmp_path, last_names: str, locations: str) -> common.DictionaryWindow:
+    """A last-name and location window over lists of these entries (one per line)."""
+    (tmp_path / "last_names.txt").write_text(last_names, encoding="utf-8")
+    (tmp_path / "locations.txt").write_text(locations, encoding="utf-8")
     monkeypatch.setenv("DEID_BENCH_DICTIONARIES", str(tmp_path))
     system_dictionaries.__globals__["_system_dictionaries"].cache_clear()
-    fc = common.DictionaryWindow(groups=("last_name", "location"), dictionaries=str(tmp_path))
+    return common.DictionaryWindow(groups=("last_name", "location"), dictionaries=str(tmp_path))
+
+
+def test_dictionary_window_uses_system_dictionaries(monkeypatch, tmp_path) -> None:
+    fc = _window(monkeypatch, tmp_path, "Smith\n", "boston\nnew york\n")
     feats = fc.extract(DOC)
     assert "dict0=last_name" in _row(feats, DOC, "Smith")
     assert "dict+1=last_name" in _row(feats, DOC, "Dr.")
@@ -74,11 +79,7 @@ def test_lookup_form_spells_a_word_as_an_ascii_list_holds_it() -> None:
 
 
 def test_a_name_with_diacritics_meets_its_ascii_entry(monkeypatch, tmp_path) -> None:
-    (tmp_path / "last_names.txt").write_text("muller\nlodz\n")
-    (tmp_path / "locations.txt").write_text("sao paulo\njönköping\n")
-    monkeypatch.setenv("DEID_BENCH_DICTIONARIES", str(tmp_path))
-    system_dictionaries.__globals__["_system_dictionaries"].cache_clear()
-    fc = common.DictionaryWindow(groups=("last_name", "location"), dictionaries=str(tmp_path))
+    fc = _window(monkeypatch, tmp_path, "muller\nlodz\n", "sao paulo\njönköping\n")
     doc = Document("f", "Dr. Müller saw Muller from São Paulo and Jönköping, not Łódź or Mxller.")
     hits = dict(zip((t.text for t in doc.tokens), fc.membership(doc), strict=False))
     assert "last_name" in hits["Müller"] and hits["Müller"] == hits["Muller"]
