@@ -124,7 +124,7 @@ class _NoteSets:
     them (union-find; a set is named by the identifier first met)."""
 
     def __init__(self) -> None:
-        self._parent: dict[str, str] = {}
+        self._parent: dict[str, str] = {}  # in the order the identifiers were met
 
     def find(self, key: str) -> str:
         parent = self._parent.setdefault(key, key)
@@ -134,11 +134,12 @@ class _NoteSets:
             key, parent = parent, grand
         return key
 
-    def link(self, keys: Iterable[str]) -> str:
-        roots = list(dict.fromkeys(map(self.find, keys)))
-        for other in roots[1:]:
-            self._parent[other] = roots[0]
-        return roots[0]
+    def link(self, keys: Iterable[str]) -> None:
+        roots = set(map(self.find, keys))
+        order = list(self._parent)
+        first = min(roots, key=order.index)
+        for other in roots - {first}:
+            self._parent[other] = first
 
 
 def _note_sets(runs: Iterable[Mapping[str, Any]]) -> _NoteSets:
@@ -222,10 +223,10 @@ def scored_before(
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             unreadable += 1
     sets = _note_sets(run for run, _, _ in saved)
-    wanted: dict[str, str] = {}  # a set of notes -> the run's corpus name
     for name, fingerprint in fingerprints.items():
         text = (notes or {}).get(name)
-        wanted[sets.link([fingerprint, *([f"notes:{text}"] if text else [])])] = name
+        sets.link([fingerprint, *([f"notes:{text}"] if text else [])])
+    wanted = {sets.find(fp): name for name, fp in fingerprints.items()}  # notes -> name
     seen: dict[str, set[str]] = {root: set() for root in wanted}
     reports: dict[str, int] = dict.fromkeys(wanted, 0)
     for run, confs, scored in saved:

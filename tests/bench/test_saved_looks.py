@@ -230,5 +230,8 @@ def test_the_same_texts_under_new_annotation_flags_are_the_same_notes(tmp_path: 
         {foreign: {"fingerprint": new_flags}},
         **with_ledger,
     )
-    groups = {tuple(Path(r["report"]).name for r in g["reports"]) for g in looks([tmp_path])}
-    assert groups == {("a", "b", "c"), ("other",)}
+    groups = {
+        tuple(Path(r["report"]).name for r in g["reports"]): g["notes"] for g in looks([tmp_path])
+    }
+    # named by the identifier first met: the oldest report's corpus fingerprint
+    assert groups == {("a", "b", "c"): old_flags, ("other",): "3" * 32}
