@@ -454,9 +454,8 @@ def token_names(features: Sequence[FeatureClass], documents: Sequence[Document])
     repeats, in :func:`combine`'s order: what a learner that needs only names reads.
 
     Made from the tokens' ids (:meth:`FeatureSpace.token_ids`, repeats dropped by numpy)
-    with one look-up of their names per note: dropping the repeats token by token with
-    ``dict.fromkeys`` was 3 % of ``multi``'s samples (its Illinois base's two stages
-    read every note's names in every fit)."""
+    with one look-up of their names per note, not token by token in Python, because
+    ``multi``'s Illinois base reads every note's names in every fit of its two stages."""
     out: list[list[str]] = []
     for doc in documents:
         indptr, ids = FEATURE_SPACE.token_ids(features, doc)

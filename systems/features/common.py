@@ -279,7 +279,7 @@ class DictionaryWindow(FeatureClass):
     """
 
     name = "dictionary"
-    version = 2  # 2: words with diacritics also looked up in their ASCII form
+    version = 2  # cache version: words with diacritics are looked up in ASCII too
 
     def __init__(
         self,
