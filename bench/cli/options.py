@@ -290,7 +290,7 @@ def _tuning_options(p: argparse.ArgumentParser) -> None:
         "--inner-folds",
         type=at_least(2),
         metavar="K",
-        default=DEFAULT_INNER_FOLDS,
+        default=None,
         help=f"folds of --tune's inner cross-validation (default {DEFAULT_INNER_FOLDS}; more "
         "folds train the inner models on more notes, so a threshold chosen on them "
         "transfers better to the refitted model, at the cost of more fits)",

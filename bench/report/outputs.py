@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report.documents import DOCUMENTS_FILE, document_counts
-from bench.run.run_types import RunResult, UsageError, tuning_objective
+from bench.run.run_types import RunResult, UsageError, inner_fold_count, tuning_objective
 from corpora.model import OUTSIDE, PHI
 from infra import cache
 
@@ -106,7 +106,7 @@ def run_info(result: RunResult, command: Sequence[str]) -> dict[str, Any]:
         "tuned_systems": tuned,
         # the run's; a preset with its own says so in its system entry (``objective``)
         "objective": tuning_objective(cfg) if tuned else None,
-        "inner_folds": cfg.inner_folds if tuned else None,
+        "inner_folds": inner_fold_count(cfg) if tuned else None,
         "augment": list(cfg.augment),
         **(
             {"augment_choices": [list(c) for c in cfg.augment_choices]}

@@ -27,6 +27,7 @@ from bench.run.run_types import (
     UsageError,
     check_not_reserved,
     check_objective,
+    inner_fold_count,
     tuning_objective,
 )
 from corpora.folds import GROUP_BY_CHOICES, group_labels
@@ -150,7 +151,7 @@ def validate_config(config: RunConfig) -> None:
             check_objective(config.objective)
         except ValueError as exc:
             raise UsageError(f"--objective: {exc}") from None
-    if config.inner_folds < 2:
+    if config.inner_folds is not None and config.inner_folds < 2:
         raise UsageError(f"--inner-folds must be at least 2: {config.inner_folds}")
     if config.test_variant is not None and config.test_variant not in TEST_VARIANTS:
         raise UsageError(f"--test-variant {config.test_variant!r}: use {', '.join(TEST_VARIANTS)}")
@@ -299,6 +300,40 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
     )
 
 
+def check_options_apply(systems: Mapping[str, SystemSpec], config: RunConfig) -> None:
+    """Refuse a training option that no chosen system would honour, before any work.
+
+    Left alone, the run would finish with exit 0 and a report saying it tuned, augmented or
+    added training notes (or naming an objective and inner folds) when nothing was: rules
+    learn nothing, and ``--objective``/``--inner-folds`` only steer tuning."""
+    names = ", ".join(systems)
+    learned = [n for n, s in systems.items() if s.tags.requires_training]
+    if not learned:
+        given = [
+            option
+            for option, value in (
+                ("--tune", config.tune),
+                ("--augment", config.augment or config.augment_choices),
+                ("--extra-training", config.extra_training),
+            )
+            if value
+        ]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: none of the chosen systems ({names}) learns from "
+                "training notes, so there is nothing to apply it to"
+            )
+    tuned = [n for n in learned if config.tune or getattr(systems[n].entry, "tuned", False)]
+    if tuned:
+        return
+    for option, value in (("--objective", config.objective), ("--inner-folds", config.inner_folds)):
+        if value is not None:
+            raise UsageError(
+                f"{option} {value}: it steers --tune, and no chosen system is tuned "
+                f"({names}); add --tune, or leave it out"
+            )
+
+
 def _objective(name: str, entry: SystemEntry, config: RunConfig) -> str:
     """What ``name``'s tuning maximizes: its preset's own objective, else the run's.  A
     preset's operating point is part of what it promises, so an ``--objective`` given for
@@ -391,7 +426,7 @@ def _wrappers(
                 Tuned,
                 {
                     "objective": objective,
-                    "inner_folds": config.inner_folds,
+                    "inner_folds": inner_fold_count(config),
                     "group_by": config.group_by,
                     "seed": config.seed,
                     # one copy per variant: the held-out parts are judged, not trained on
@@ -476,6 +511,7 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
     if config.extra_training:
         _load_extra_training(config.extra_training)
     systems = resolve_systems(config.systems, config)
+    check_options_apply(systems, config)
     preloaded = dict(preloaded or {})
     specs = resolve_corpora(config.corpora)
     protocol = "cross" if config.train_corpus else config.protocol
@@ -545,7 +581,7 @@ def _check_inner_folds(
     select nothing and report the defaults as chosen."""
     from corpora.folds import groups_of, resolve_group_key
 
-    k = config.inner_folds
+    k = inner_fold_count(config)
     for name, corpus_splits in splits.items():
         for split in corpus_splits:
             if split.protocol == "variant":

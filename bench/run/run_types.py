@@ -56,6 +56,11 @@ def tuning_objective(config: RunConfig) -> str:
     return config.objective or DEFAULT_OBJECTIVE
 
 
+def inner_fold_count(config: RunConfig) -> int:
+    """The folds of the run's inner cross-validation (``--inner-folds``, else the default)."""
+    return config.inner_folds if config.inner_folds is not None else DEFAULT_INNER_FOLDS
+
+
 def check_objective(name: str) -> str:
     """``name`` if it is an objective :mod:`bench.training.tuning` knows, else a ``ValueError``
     naming them: one of :data:`OBJECTIVES`, ``precision@recall=R`` or ``recall@precision=P``
@@ -154,8 +159,10 @@ class RunConfig:
     #: its own (:attr:`systems.base.SystemEntry.objective`) keeps it.  A value given
     #: explicitly holds for every tuned system, so a preset of another objective refuses it.
     objective: str | None = None
-    #: Folds of ``--tune``'s inner cross-validation (:data:`DEFAULT_INNER_FOLDS`).
-    inner_folds: int = DEFAULT_INNER_FOLDS
+    #: Folds of ``--tune``'s inner cross-validation; ``None``: :data:`DEFAULT_INNER_FOLDS`
+    #: (:func:`inner_fold_count`).  A value given explicitly is refused by a run that tunes
+    #: nothing, whose report would otherwise name folds no selection used.
+    inner_folds: int | None = None
     #: Variant transforms whose copies of the training documents are added to training.
     augment: tuple[str, ...] = ()
     #: With a range of copies (``--augment unseen:1-3``): every augmentation ``--tune``

@@ -138,8 +138,12 @@ CASES: dict[str, tuple[list[str], str]] = {
     ),
     "extra-training-empty": ([*RUN, "--extra-training", "jsonl:{blank}"], "--extra-training"),
     "extra-training-is-the-corpus": (
-        [*RUN, "--extra-training", "jsonl:{jsonl}"],
+        [*RUN, "--systems", "toy-recording", "--extra-training", "jsonl:{jsonl}"],
         "shares 9 document(s)",
+    ),
+    "extra-training-for-rules-only": (
+        [*RUN, "--extra-training", "jsonl:{one}"],
+        "--extra-training: none of the chosen systems (toy-capitals) learns",
     ),
     "extra-training-with-train-corpus": (
         [*RUN, "--train-corpus", "jsonl:{one}", "--extra-training", "jsonl:{one}"],

@@ -434,6 +434,39 @@ def test_the_run_passes_its_inner_folds_to_every_tuned_cell(toy_systems) -> None
     assert [o.info["inner_folds"] for o in outcomes] == [3, 3, 3]
 
 
+@pytest.mark.parametrize(
+    ("systems", "options", "refused"),
+    [
+        ("toy-capitals", {"tune": True}, "--tune: none of the chosen systems"),
+        ("toy-capitals", {"augment": ("unseen",)}, "--augment: none of the chosen systems"),
+        ("toy-recording", {"objective": "f1"}, "--objective f1: it steers --tune"),
+        ("toy-recording", {"inner_folds": 3}, "--inner-folds 3: it steers --tune"),
+    ],
+)
+def test_an_option_no_chosen_system_honours_is_refused_before_any_cell(
+    toy_systems, systems: str, options: dict[str, Any], refused: str
+) -> None:
+    """A report must not say a run tuned, augmented or chose by an objective when nothing
+    did: rules learn nothing, and the objective and inner folds only steer ``--tune``."""
+    RecordingSystem.LOG.clear()
+    config = RunConfig(systems=[systems], corpora=["toy"], folds=3, show_progress=False, **options)
+    with pytest.raises(UsageError, match=refused):
+        run(config, {"toy": make_corpus(6)})
+    assert RecordingSystem.LOG == []
+    # the same option beside a system it applies to is honoured
+    tuned = run(
+        RunConfig(
+            systems=[f"{systems},learner=toy-recording"],
+            corpora=["toy"],
+            folds=3,
+            show_progress=False,
+            **{**options, "tune": True},
+        ),
+        {"toy": make_corpus(6)},
+    )
+    assert all(o.ok for o in tuned.outcomes)
+
+
 def test_repeated_copies_train_more_but_selection_judges_one_copy_per_variant(
     toy_systems,
 ) -> None:
