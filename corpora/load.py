@@ -161,6 +161,17 @@ def load_corpus(spec: str, options: LoadOptions | None = None) -> tuple[Corpus, 
     return corpus, result.skipped
 
 
+def uses_generator(spec: str) -> bool:
+    """Whether ``spec`` is made from the embedded corpus (``authentic``,
+    ``foreign:unseen``...), the only corpus the generator's options size and shape."""
+    head, _, rest = spec.partition(":")
+    if not rest:
+        return head in VARIANTS
+    if head in SUBSET_NAMES or head in VARIANTS:
+        return uses_generator(rest)
+    return False
+
+
 def _subset(corpus: Corpus, which: str, name: str) -> Corpus:
     """The tuning patients' notes of ``corpus``, or every other patient's."""
     from corpora.folds import tuning_split

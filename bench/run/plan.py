@@ -176,6 +176,34 @@ def validate_config(config: RunConfig) -> None:
         raise UsageError(f"--resamples {config.n_resamples}: must be 0 or more")
 
 
+def _check_generator_options_apply(config: RunConfig, preloaded: Mapping[str, Corpus]) -> None:
+    """``--n-documents``, ``--phi-rate`` and ``--category-weight`` shape the embedded
+    corpus only; with none of its corpora chosen they would change nothing while the
+    command recorded in the report says they did.  A corpus handed in already loaded (a
+    reproduction's selection of the embedded notes) may have been made with them."""
+    from corpora.load import uses_generator
+
+    given = [
+        f"{option} {value}"
+        for option, value, default in (
+            ("--n-documents", config.n_documents, None),
+            ("--phi-rate", config.phi_rate, 1.0),
+            ("--category-weight", ",".join(f"{c}={w:g}" for c, w in config.category_weights), ""),
+        )
+        if value != default
+    ]
+    if not given:
+        return
+    specs = [*resolve_corpora(config.corpora), config.train_corpus, config.extra_training]
+    chosen = [s for s in specs if s]
+    if not any(s in preloaded or uses_generator(s) for s in chosen):
+        raise UsageError(
+            f"{'; '.join(given)}: {'shapes' if len(given) == 1 else 'shape'} the embedded "
+            "corpora, and none is chosen "
+            f"({', '.join(chosen)}); leave it out"
+        )
+
+
 # --------------------------------------------------------------------------- systems
 
 
@@ -508,6 +536,7 @@ def _load_extra_training(spec: str) -> None:
 def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) -> Plan:
     """Validate, resolve systems, load corpora, split them, and lay out the tasks."""
     validate_config(config)
+    _check_generator_options_apply(config, preloaded or {})
     if config.extra_training:
         _load_extra_training(config.extra_training)
     systems = resolve_systems(config.systems, config)

@@ -141,6 +141,10 @@ CASES: dict[str, tuple[list[str], str]] = {
         [*RUN, "--systems", "toy-recording", "--extra-training", "jsonl:{jsonl}"],
         "shares 9 document(s)",
     ),
+    "generator-option-without-embedded-corpus": (
+        [*RUN, "--n-documents", "40", "--phi-rate", "2"],
+        "--n-documents 40; --phi-rate 2.0: shape the embedded corpora, and none is chosen",
+    ),
     "extra-training-for-rules-only": (
         [*RUN, "--extra-training", "jsonl:{one}"],
         "--extra-training: none of the chosen systems (toy-capitals) learns",

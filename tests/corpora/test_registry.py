@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from corpora import readers
-from corpora.load import READER_ENTRY_POINT_GROUP, READERS, VARIANTS
+from corpora.load import READER_ENTRY_POINT_GROUP, READERS, VARIANTS, uses_generator
 from infra.registry import Registry
 from systems.features.statdeid import ALL_FEATURES
 from systems.mega import MEGA_SOURCES
@@ -125,3 +125,23 @@ def test_an_installed_package_adds_a_reader_through_entry_points(tmp_path) -> No
         if argv == ["list"]:
             assert re.search(r"lines:PATH +one note per line of a text file", done.stdout)
     assert len(out.read_text().splitlines()) == 2  # read by the plug-in, one note a line
+
+
+@pytest.mark.parametrize(
+    ("spec", "embedded"),
+    [
+        ("authentic", True),
+        ("unseen", True),
+        ("foreign:authentic", True),
+        ("tuning:foreign:unseen", True),
+        ("physionet:../shared/corpora/physionet-deid", False),
+        ("foreign:evaluation:physionet:/data/deid", False),
+        ("jsonl:authentic", False),
+    ],
+)
+def test_a_spec_is_made_from_the_embedded_corpus_only_through_its_names(
+    spec: str, embedded: bool
+) -> None:
+    """What the generator's options (``--n-documents``...) can shape; a file named like an
+    embedded corpus is still a file."""
+    assert uses_generator(spec) is embedded
