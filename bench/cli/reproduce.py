@@ -77,7 +77,8 @@ def add_parser(sub: Any) -> None:
     rep.add_argument(
         "--quick",
         action="store_true",
-        help="smoke test: 60 embedded documents, 3 folds, fewer shuffles (numbers meaningless)",
+        help="smoke test: 60 embedded documents (a --base file keeps its size), 3 folds, "
+        "fewer shuffles (numbers meaningless)",
     )
     corpus_options(rep)
     rep.set_defaults(handler=command)

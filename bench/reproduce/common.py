@@ -79,8 +79,14 @@ class Options:
     ranked_features: tuple[str, ...] | None = None
 
     def quick(self) -> Options:
-        """The ``--quick`` options: small corpus, few folds, few shuffles."""
-        n = self.n_documents if self.n_documents is not None else QUICK["n_documents"]
+        """The ``--quick`` options: small corpus, few folds, few shuffles.  A corpus read
+        from files keeps its size: only the embedded one is generated to a size."""
+        from corpora.load import uses_generator
+
+        embedded = any(uses_generator(s) for s in (self.base, self.other) if s)
+        n = self.n_documents
+        if n is None and embedded:
+            n = QUICK["n_documents"]
         return replace(
             self,
             n_documents=n,

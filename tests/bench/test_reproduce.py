@@ -122,6 +122,9 @@ def test_paper_figure_inside_our_interval() -> None:
 def test_options_quick_and_run_config_aliases() -> None:
     options = Options(folds=10, n_shuffles=10_000).quick()
     assert (options.n_documents, options.folds, options.n_shuffles) == (60, 3, 1000)
+    # a corpus read from files keeps its size: the generator's size would be refused
+    on_file = Options(base="i2b2-2006:notes.xml", folds=10).quick()
+    assert (on_file.n_documents, on_file.folds) == (None, 3)
     config = options.run_config(
         [Role("svm", "svm"), Role("svm-plo", "svm", {"train_categories": ("PATIENT",)})],
         ["authentic"],
