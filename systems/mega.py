@@ -85,6 +85,17 @@ def _dates(dictionaries: str | None) -> Sequence[FeatureClass]:
 DEFAULT_SOURCES = ("statdeid", "stanford", "mist", "illinois", "mimic")
 
 
+#: What :class:`MegaSVM`'s ``search`` may add to ``--tune``'s grid.
+SEARCH_AXES = ("sources", "two_stage")
+
+
+def search_axes(search: str | Sequence[str]) -> tuple[str, ...]:
+    """The axes of a ``search`` parameter (comma-separated or a sequence)."""
+    if isinstance(search, str):
+        return tuple(a.strip() for a in search.split(",") if a.strip())
+    return tuple(search)
+
+
 def source_names(sources: str | Sequence[str] | None) -> tuple[str, ...]:
     """The source names of a ``sources`` parameter (``None``: :data:`DEFAULT_SOURCES`)."""
     if sources is None:
@@ -129,6 +140,13 @@ class MegaSVM(FeatureSVM):
     merge_rows:
         As for :class:`systems.svm.LocalContextSVM`: identical training rows fitted as one
         weighted row (``False``: row by row).
+    search:
+        Choices ``--tune`` makes beside the cost and PHI weight, comma-separated from
+        :data:`SEARCH_AXES` (default none): ``sources`` -- the given sources, or all of
+        them but one (which source earns its place on these notes, Tafvizi's Appendix A
+        question); ``two_stage`` -- with or without the second stage.  A user who would
+        otherwise pick them by comparing runs on the notes reported on makes the choice
+        inside the training folds instead.  Each axis multiplies the grid.
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
@@ -151,6 +169,7 @@ class MegaSVM(FeatureSVM):
         two_stage: bool = False,
         group_by: str = "auto",
         merge_rows: bool = True,
+        search: str | Sequence[str] = (),
     ) -> None:
         self.sources = sources
         self.mode = mode
@@ -164,7 +183,31 @@ class MegaSVM(FeatureSVM):
         self.two_stage = two_stage
         self.group_by = group_by
         self.merge_rows = merge_rows
+        self.search = search
         self.kernel = "linear"
+
+    def check_params(self) -> None:
+        super().check_params()
+        unknown = [a for a in search_axes(self.search) if a not in SEARCH_AXES]
+        if unknown:
+            raise ValueError(
+                f"search: unknown {', '.join(unknown)}; use {', '.join(SEARCH_AXES)}"
+            )
+
+    def search_space(self) -> dict[str, list[Any]]:
+        """``--tune`` grid: :class:`~systems.svm.FeatureSVM`'s (cost and PHI weight), and
+        the axes ``search`` names.  The first value of each axis is the configuration as
+        given, so a grid that ties keeps it (candidates rank in grid order on ties)."""
+        space = super().search_space()
+        axes = search_axes(self.search)
+        if "sources" in axes:
+            given = source_names(self.sources)
+            space["sources"] = [",".join(given)] + [
+                ",".join(s for s in given if s != left) for left in given if len(given) > 1
+            ]
+        if "two_stage" in axes:
+            space["two_stage"] = [self.two_stage, not self.two_stage]
+        return space
 
     def feature_classes(self) -> list[FeatureClass]:
         names = source_names(self.sources)

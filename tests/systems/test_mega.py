@@ -162,3 +162,30 @@ def test_two_stage_needs_the_linear_svm() -> None:
     svm.two_stage = True
     with pytest.raises(ValueError, match="two_stage"):
         svm.check_params()
+
+
+def test_search_declares_sources_and_two_stage_as_choices_for_tune() -> None:
+    """Which sources and whether to add the second stage are choices ``--tune`` can make
+    inside the training folds (``search``), not only by comparing runs on reported notes."""
+    plain = MegaSVM(sources="mist,mimic,dates")
+    assert set(plain.search_space()) == {"C", "class_weight"}  # the default grid is unchanged
+    both = MegaSVM(sources="mist,mimic,dates", search="sources,two_stage")
+    space = both.search_space()
+    assert space["sources"] == ["mist,mimic,dates", "mimic,dates", "mist,dates", "mist,mimic"]
+    assert space["two_stage"] == [False, True]
+    assert MegaSVM(sources=("mimic",), search=("sources",)).search_space()["sources"] == ["mimic"]
+    with pytest.raises(ValueError, match="search: unknown kernel"):
+        MegaSVM(search="sources,kernel").check_params()
+
+
+def test_tuned_mega_chooses_its_sources_inside_the_training_documents() -> None:
+    from bench.training.tuning import Tuned
+
+    train, test = notes(24, seed=26), notes(6, seed=27)
+    mega = MegaSVM(sources="mist,mimic", mode="binary", search="sources")
+    tuned = Tuned(mega, seed=0, inner_folds=2).fit(train)
+    chosen = tuned.fitted_info()["chosen"]
+    assert chosen["sources"] in {"mist,mimic", "mimic", "mist"}
+    refitted = tuned._fitted()
+    assert refitted.sources == chosen["sources"]
+    assert token_counts(gold_labels(test), tuned.predict(test)).recall > 0.5
