@@ -328,7 +328,7 @@ def _system_spec(name: str, entry: SystemEntry, config: RunConfig, asked: bool) 
     )
 
 
-def check_options_apply(systems: Mapping[str, SystemSpec], config: RunConfig) -> None:
+def _check_options_apply(systems: Mapping[str, SystemSpec], config: RunConfig) -> None:
     """Refuse a training option that no chosen system would honour, before any work.
 
     Left alone, the run would finish with exit 0 and a report saying it tuned, augmented or
@@ -540,7 +540,7 @@ def make_plan(config: RunConfig, preloaded: Mapping[str, Corpus] | None = None) 
     if config.extra_training:
         _load_extra_training(config.extra_training)
     systems = resolve_systems(config.systems, config)
-    check_options_apply(systems, config)
+    _check_options_apply(systems, config)
     preloaded = dict(preloaded or {})
     specs = resolve_corpora(config.corpora)
     protocol = "cross" if config.train_corpus else config.protocol
