@@ -39,6 +39,15 @@ def command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     table = compare(before, after, n_shuffles=args.shuffles, seed=args.seed)
+    if table.empty:
+        raise UsageError(
+            f"{args.before} and {args.after} share no (system, corpus): nothing to compare"
+        )
+    if not (table["notes"] > 0).any():
+        raise UsageError(
+            f"{args.before} and {args.after} share {len(table)} (system, corpus) but no "
+            "scored note (the same text and gold PHI): nothing to compare"
+        )
     print(render(table, args.before, args.after, args.alpha))
     if args.csv:
         atomic_write_text(args.csv, table.to_csv(index=False))

@@ -87,3 +87,19 @@ def test_compare_cli_refuses_a_report_without_counts(toy_systems, tmp_path, caps
     assert code == 2 and "no documents.csv" in capsys.readouterr().err
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "a"), "--shuffles", "50"]) == 0
     assert "toy-memory" in capsys.readouterr().out
+
+
+def test_compare_cli_refuses_two_reports_with_nothing_in_common(
+    toy_systems, tmp_path, capsys
+) -> None:
+    """A comparison with no paired note is no comparison: exit 2, not a table of nothing
+    with exit 0 that a script would read as "no difference"."""
+    _run(tmp_path, "a", "toy-memory")
+    _run(tmp_path, "b", "toy-capitals")
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--shuffles", "50"]) == 2
+    assert "share no (system, corpus)" in capsys.readouterr().err
+    other = read_counts(tmp_path / "a")
+    other["note"] = other["note"] + "-elsewhere"
+    other.to_csv(tmp_path / "elsewhere.csv", index=False)
+    code = main(["compare", str(tmp_path / "a"), str(tmp_path / "elsewhere.csv")])
+    assert code == 2 and "but no scored note" in capsys.readouterr().err
