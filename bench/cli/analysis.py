@@ -18,6 +18,7 @@ def add_parser(sub: Any) -> None:
     )
     abl.add_argument("corpus", metavar="CORPUS")
     abl.add_argument("--mode", choices=("only", "without"), default="only")
+    abl.add_argument("--folds", type=at_least(2), default=None, help="cross-validation folds (10)")
     analysis_options(abl)
 
     ig = sub.add_parser(
@@ -91,7 +92,7 @@ def _check_analysis_size(args: argparse.Namespace, n_documents: int) -> None:
     """The corpus is large enough for the analysis (checked once it is loaded)."""
     from bench.run.run_types import UsageError
 
-    folds = args.folds or 10
+    folds = getattr(args, "folds", None) or 10  # ablation only
     if args.command == "ablation" and folds > n_documents:
         raise UsageError(
             f"corpus {args.corpus}: cannot make {folds} folds from {n_documents} documents "

@@ -61,8 +61,12 @@ def category_weights(args: argparse.Namespace) -> tuple[tuple[str, float], ...]:
 
 
 def read_corpus(spec: str, args: argparse.Namespace) -> Any:
+    from bench.run.plan import check_generator_options_used
     from corpora.load import LoadOptions, load_corpus
 
+    check_generator_options_used(
+        args.n_documents, args.phi_rate, category_weights(args), [spec]
+    )
     corpus, skipped = load_corpus(
         spec,
         LoadOptions(

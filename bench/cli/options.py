@@ -340,4 +340,3 @@ def peers_option(p: argparse.ArgumentParser) -> None:
 def analysis_options(p: argparse.ArgumentParser) -> None:
     corpus_options(p)
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV")
-    p.add_argument("--folds", type=at_least(2), default=None, help="cross-validation folds (10)")

@@ -9,7 +9,7 @@ the grouping, the protocol's needs.  The plan is a :class:`Plan` of typed tasks 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,30 +177,44 @@ def validate_config(config: RunConfig) -> None:
 
 
 def _check_generator_options_apply(config: RunConfig, preloaded: Mapping[str, Corpus]) -> None:
+    """The run's generator options shape a corpus it uses (:func:`check_generator_options_used`).
+    A corpus handed in already loaded (a reproduction's selection of the embedded notes)
+    may have been made with them."""
+    specs = [*resolve_corpora(config.corpora), config.train_corpus, config.extra_training]
+    check_generator_options_used(
+        config.n_documents,
+        config.phi_rate,
+        config.category_weights,
+        [s for s in specs if s],
+        also_embedded=preloaded,
+    )
+
+
+def check_generator_options_used(
+    n_documents: int | None,
+    phi_rate: float,
+    category_weights: Sequence[tuple[str, float]],
+    specs: Sequence[str],
+    also_embedded: Container[str] = (),
+) -> None:
     """``--n-documents``, ``--phi-rate`` and ``--category-weight`` shape the embedded
-    corpus only; with none of its corpora chosen they would change nothing while the
-    command recorded in the report says they did.  A corpus handed in already loaded (a
-    reproduction's selection of the embedded notes) may have been made with them."""
+    corpus only; given with none of its corpora among ``specs`` they would change nothing
+    while the command recorded in a report says they did: a usage error."""
     from corpora.load import uses_generator
 
     given = [
         f"{option} {value}"
         for option, value, default in (
-            ("--n-documents", config.n_documents, None),
-            ("--phi-rate", config.phi_rate, 1.0),
-            ("--category-weight", ",".join(f"{c}={w:g}" for c, w in config.category_weights), ""),
+            ("--n-documents", n_documents, None),
+            ("--phi-rate", phi_rate, 1.0),
+            ("--category-weight", ",".join(f"{c}={w:g}" for c, w in category_weights), ""),
         )
         if value != default
     ]
-    if not given:
-        return
-    specs = [*resolve_corpora(config.corpora), config.train_corpus, config.extra_training]
-    chosen = [s for s in specs if s]
-    if not any(s in preloaded or uses_generator(s) for s in chosen):
+    if given and not any(s in also_embedded or uses_generator(s) for s in specs):
         raise UsageError(
             f"{'; '.join(given)}: {'shapes' if len(given) == 1 else 'shape'} the embedded "
-            "corpora, and none is chosen "
-            f"({', '.join(chosen)}); leave it out"
+            f"corpora, and none is chosen ({', '.join(specs)}); leave it out"
         )
 
 

@@ -237,6 +237,15 @@ CASES: dict[str, tuple[list[str], str]] = {
         "at least 1",
     ),
     "kernels-csv-device": (["kernels", "authentic", "--csv", "/dev/null"], "not a regular"),
+    "infogain-generator-option-on-a-file": (
+        ["infogain", "jsonl:{jsonl}", "--n-documents", "5"],
+        "--n-documents 5: shapes the embedded corpora, and none is chosen",
+    ),
+    "corpus-stats-generator-option-on-a-file": (
+        ["corpus", "stats", "jsonl:{jsonl}", "--category-weight", "DATE=2"],
+        "--category-weight DATE=2: shapes the embedded corpora",
+    ),
+    "infogain-has-no-folds": (["infogain", "authentic", "--folds", "3"], "--folds 3"),
 }
 
 
