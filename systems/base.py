@@ -163,6 +163,10 @@ class System(ABC):
     #: (:mod:`systems.conformance`: fewer iterations, fewer base systems); never used in a
     #: run.  A system that needs a parameter to run at all (a command line) gives it here.
     conformance_params: ClassVar[Mapping[str, Any]] = {}
+    #: Parameters that widen :meth:`search_space` with more choices for ``--tune`` (each
+    #: multiplies the grid, so they are opt-in): ``python -m bench list`` shows what they
+    #: add, so a system's whole configuration space is declared in one place.
+    wider_search: ClassVar[Mapping[str, Any]] = {}
     #: ``False`` for systems that need no training data.
     requires_training: ClassVar[bool] = True
     #: ``None``: the same as :attr:`requires_training` (learned systems use POS tags).

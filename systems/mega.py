@@ -150,6 +150,7 @@ class MegaSVM(FeatureSVM):
     """
 
     relative_cost: ClassVar[float | None] = 6.0  # measured, for scheduling only
+    wider_search: ClassVar[Mapping[str, Any]] = {"search": ",".join(SEARCH_AXES)}
     name = "mega"
     description = "Mega SVM: union of Stat De-id, Stanford, MIST, Illinois, MIMIC features"
     citation = "Tafvizi 2011 §1.2, §4, §7.2.3"

@@ -40,7 +40,7 @@ import dataclasses
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -204,6 +204,7 @@ class MultiDeidentifier(System):
     relative_cost = 12.0  # measured, for scheduling only
     fit_context = True  # the outer folds, to share the cross-fitting between them
     name = "multi"
+    wider_search: ClassVar[Mapping[str, Any]] = {"select_from": "stacking"}
     description = (
         "Multi-deidentifier: an SVM over the decisions of base systems (default svm, crf, "
         "mist, Illinois two-stage tagger, mimic), learning whom to trust per PHI class "

@@ -86,6 +86,24 @@ def test_list_reads_every_description_from_its_registry(capsys) -> None:
             assert entry.description in out, entry.name
 
 
+def test_list_declares_what_tune_chooses_for_every_trained_system() -> None:
+    """Each trained system's configuration space in one table: the grid at its defaults
+    (read from ``search_space``, not restated), a preset's range of copies, and the choices
+    an opt-in parameter adds; rule systems have none."""
+    from bench.cli.listing import search_rows
+    from systems.base import get_system
+
+    rows = dict(search_rows())
+    assert "heuristic" not in rows and "mimic" not in rows
+    assert rows["svm"] == "C: 0.1, 0.5; class_weight: 2, 10, balanced; word_form: False, True"
+    assert set(get_system("crf").search_space()) == {"c2", "max_iterations"}
+    assert rows["crf"].startswith("c2: 0.001, 0.01, 0.1; max_iterations:")
+    assert rows["mega"].endswith("--param mega.search=sources,two_stage: also sources, two_stage")
+    assert "copies: unseen:1-3,surrogate" in rows["recommended"]
+    assert rows["multi"].endswith("also stack_on, meta_features, bases")
+    assert "bases: mega+mega-2+mimic, mega-2+mimic" in rows["mega-rules-stack"]
+
+
 def test_corpus_stats_prints_a_markdown_table(toy_jsonl, capsys) -> None:
     assert main(["corpus", "stats", f"jsonl:{toy_jsonl}"]) == 0
     out = capsys.readouterr().out
