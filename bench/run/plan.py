@@ -365,8 +365,9 @@ def _check_options_apply(systems: Mapping[str, SystemSpec], config: RunConfig) -
                 f"{', '.join(given)}: none of the chosen systems ({names}) learns from "
                 "training notes, so there is nothing to apply it to"
             )
-    tuned = [n for n in learned if config.tune or getattr(systems[n].entry, "tuned", False)]
-    if tuned:
+    from bench.training.tuning import Tuned
+
+    if any(wrapper is Tuned for s in systems.values() for wrapper, _ in s.wrappers):
         return
     for option, value in (("--objective", config.objective), ("--inner-folds", config.inner_folds)):
         if value is not None:
