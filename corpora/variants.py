@@ -343,6 +343,9 @@ def unseen(corpus: Corpus, *, seed: int) -> Corpus:
     return cached_variant("unseen", corpus, seed, compute)
 
 
+#: The four corpora of Sibanda & Uzuner (2006, §3, §6.2-6.3), each a variant of the embedded
+#: notes: what ``--corpora all`` and the reproductions on the embedded corpus score on.
+PAPER_CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
 #: Variants that transform each document on its own (:func:`document_variant`).
 DOCUMENT_VARIANTS = ("surrogate", "unseen")
 

@@ -27,6 +27,7 @@ import numpy as np
 from bench.report import markdown
 from bench.report.markdown import pct
 from bench.score.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
+from corpora.variants import PAPER_CORPORA
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -129,7 +130,7 @@ class Options:
 
 
 #: The embedded corpus's names (``--base`` values that need no data).
-EMBEDDED = ("authentic", "surrogate", "ambiguous", "unseen")
+EMBEDDED = PAPER_CORPORA
 
 
 def data_reason(base: str) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.run.protocols import LEARNING_CURVE_FRACTIONS, Split
 from bench.score.significance import DEFAULT_RESAMPLES, DEFAULT_SHUFFLES
-from corpora.variants import DOCUMENT_VARIANTS
+from corpora.variants import DOCUMENT_VARIANTS, PAPER_CORPORA
 from systems.augment import RESERVED_FOR_TESTING
 
 if TYPE_CHECKING:
@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from corpora.model import Corpus
     from systems.base import System, SystemEntry, Tags
 
-#: The four embedded corpora ``--corpora all`` means (Sibanda & Uzuner 2006, §3, §6.2-6.3).
-DEFAULT_CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
+#: The four embedded corpora ``--corpora all`` means.
+DEFAULT_CORPORA = PAPER_CORPORA
 #: Headline subset of a system that only recognizes people, locations and organizations.
 PLO_SUBSET = "people_locations_organizations"
 # DEFAULT_RESAMPLES and DEFAULT_SHUFFLES (bootstrap resamples per F1 interval,

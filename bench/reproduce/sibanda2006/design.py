@@ -23,6 +23,7 @@ from bench.reproduce.common import Role
 from bench.run.plan import variant_spec
 from bench.run.run_types import PLO_SUBSET
 from corpora.model import PEOPLE_LOCATIONS_ORGANIZATIONS
+from corpora.variants import PAPER_CORPORA
 
 NAME = "sibanda2006"
 TITLE = "Sibanda & Uzuner (2006), reproduced"
@@ -43,7 +44,7 @@ ROLES: dict[str, Role] = {
     "snow_local": Role("snow-local", "snow", {"inference_weight": 0.0}, "SNoW, no inference"),
 }
 #: The four corpora: the paper's name -> the variant of the base.
-CORPORA = ("authentic", "surrogate", "ambiguous", "unseen")
+CORPORA = PAPER_CORPORA
 PAPER_CORPUS = {
     "authentic": "authentic discharge summaries",
     "surrogate": "re-identified discharge summaries",
