@@ -34,6 +34,7 @@ from bench.reproduce.common import (
     NOT_TESTED,
     PARTLY,
     SUPPORTED,
+    Verdict,
     aligned,
     fmt_p,
     measure,
@@ -92,6 +93,16 @@ def judge(parts: Sequence[Part], alpha: float) -> tuple[str, str]:
     reversed_ = [p for p in against if adjusted[p.label] < alpha]
     against = [p for p in against if adjusted[p.label] >= alpha]
     return verdict, _evidence(parts, strong, weak, (reversed_, against), missing, adjusted)
+
+
+def verdict_of(
+    claim: str, source: str, parts: Sequence[Part], alpha: float, test: str, what: str, reason=""
+) -> Verdict:
+    """A paper's claim with its place, test and parts, judged by :func:`judge`: what every
+    claims module returns, so each states its claim and leaves the rule to one place."""
+    verdict, evidence = judge(parts, alpha)
+    test = f"{test}; Holm over {len(parts)}, α = {alpha}"
+    return Verdict(claim, source, verdict, evidence, test, what, reason)
 
 
 def _evidence(

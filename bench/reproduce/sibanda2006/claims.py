@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bench.reproduce.common import SAME_POINTS, Verdict
-from bench.reproduce.verdicts import BOOTSTRAP, RANDOMIZATION, Part, judge
+from bench.reproduce.verdicts import BOOTSTRAP, RANDOMIZATION, Part, verdict_of
 
 #: Why our in-domain IdentiFinder-style HMM does better than the paper's IdentiFinder.
 HMM_IN_DOMAIN = (
@@ -27,24 +27,9 @@ SNOW_LOCAL = (
 )
 
 
-def _verdict(
-    claim: str, source: str, parts: Sequence[Part], alpha: float, test: str, what: str, reason=""
-) -> Verdict:
-    verdict, evidence = judge(parts, alpha)
-    return Verdict(
-        claim,
-        source,
-        verdict,
-        evidence,
-        f"{test}; Holm over {len(parts)}, α = {alpha}",
-        what,
-        reason,
-    )
-
-
 def local_context_wins(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.1-6.4: SVMs with local context outperform all other approaches, on every corpus."""
-    return _verdict(
+    return verdict_of(
         "SVMs with local context outperform every other approach on every corpus",
         "§6.1-6.4, Tables 2-5, 7-8, 11-12",
         parts,
@@ -58,7 +43,7 @@ def local_context_wins(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def identifinder_below_dictionary(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.1: IdentiFinder is outperformed by the heuristic+dictionary approach (Table 2)."""
-    return _verdict(
+    return verdict_of(
         "IdentiFinder is outperformed by the heuristic+dictionary approach",
         "§6.1, Table 2",
         parts,
@@ -72,7 +57,7 @@ def identifinder_below_dictionary(parts: Sequence[Part], alpha: float) -> Verdic
 def svm_best_on_ambiguity(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.2: on the ambiguous corpus the SVM is significantly better than every other
     approach, on the whole corpus (Tables 7, 8) and on the ambiguous words (Table 9)."""
-    return _verdict(
+    return verdict_of(
         "With ambiguous PHI, the SVM is significantly better than every other approach, on "
         "the whole corpus and on the ambiguous words alone",
         "§6.2, Tables 7-9",
@@ -89,7 +74,7 @@ def svm_best_on_ambiguity(parts: Sequence[Part], alpha: float) -> Verdict:
 def dictionary_fails_on_ambiguity(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6 (the hypotheses), §6.2: with words ambiguous between PHI and non-PHI, the
     heuristic, rule-based approach performs poorly (Table 2 -> Table 7: 76.8 -> 56.0)."""
-    return _verdict(
+    return verdict_of(
         "With words ambiguous between PHI and non-PHI, the heuristic approach performs poorly",
         "§6, §6.2, Tables 2, 7",
         parts,
@@ -103,7 +88,7 @@ def dictionary_fails_on_ambiguity(parts: Sequence[Part], alpha: float) -> Verdic
 def dictionary_fails_unseen(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6 (the hypotheses), §6.3: when PHI are not in dictionaries the heuristic approach
     performs poorly (Table 2 -> Table 11: 76.8 -> 40.8; Table 13: 11.1 %)."""
-    return _verdict(
+    return verdict_of(
         "When PHI cannot be found in dictionaries, the heuristic approach performs poorly",
         "§6, §6.3, Tables 2, 11",
         parts,
@@ -117,7 +102,7 @@ def dictionary_fails_unseen(parts: Sequence[Part], alpha: float) -> Verdict:
 def svm_finds_most_unseen(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.3, Table 13: of the PHI not in dictionaries the SVM finds 95.5 %, IdentiFinder
     76.7 %, SNoW 79.0 %, the heuristic system 11.1 %."""
-    return _verdict(
+    return verdict_of(
         "Of the PHI not found in dictionaries, the SVM finds more than every other system",
         "§6.3, Table 13",
         parts,
@@ -131,7 +116,7 @@ def svm_finds_most_unseen(parts: Sequence[Part], alpha: float) -> Verdict:
 def global_context_adds_little(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.4, §7: global context (IdentiFinder, SNoW) could not contribute much on these
     fragmented notes; tested by switching SNoW's sentence-level inference off."""
-    return _verdict(
+    return verdict_of(
         "Global context contributes little on these fragmented notes",
         "§6.4, §7",
         parts,
@@ -144,7 +129,7 @@ def global_context_adds_little(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def one_entity_per_sentence(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.4: most sentences of these notes contain only one entity."""
-    return _verdict(
+    return verdict_of(
         "Most sentences contain only one entity",
         "§6.4",
         parts,
@@ -157,7 +142,7 @@ def one_entity_per_sentence(parts: Sequence[Part], alpha: float) -> Verdict:
 def most_informative_features(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.4: the most informative features are the target word, the bigrams before and
     after it and the words before and after it."""
-    return _verdict(
+    return verdict_of(
         "The target word, the bigrams before and after it and the words before and after it "
         "are the most informative features",
         "§6.4",

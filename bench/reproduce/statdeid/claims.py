@@ -18,7 +18,7 @@ from bench.reproduce.statdeid.design import (
     LITTLE_RECALL_POINTS,
     NOTHING_FOUND,
 )
-from bench.reproduce.verdicts import BOOTSTRAP, RANDOMIZATION, Part, judge
+from bench.reproduce.verdicts import BOOTSTRAP, RANDOMIZATION, Part, verdict_of
 
 #: Why generated notes let more feature classes find PHI alone than the i2b2 notes did.
 GENERATED_CONTEXTS = (
@@ -43,17 +43,9 @@ GAUSSIAN = (
 )
 
 
-def _verdict(
-    claim: str, source: str, parts: Sequence[Part], alpha: float, test: str, what: str, reason=""
-) -> Verdict:
-    verdict, evidence = judge(parts, alpha)
-    test = f"{test}; Holm over {len(parts)}, α = {alpha}"
-    return Verdict(claim, source, verdict, evidence, test, what, reason)
-
-
 def beats_humans(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.3, abstract: 97.37 % precision and 93.52 % recall, above an average human's 81 %."""
-    return _verdict(
+    return verdict_of(
         "The de-identifier locates PHI effectively, above an average human de-identifier",
         "abstract, §5.3",
         parts,
@@ -65,7 +57,7 @@ def beats_humans(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def lexical_bigrams_best(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.4.1: lexical bigrams alone contribute the most to precision and recall."""
-    return _verdict(
+    return verdict_of(
         "Lexical bigrams alone contribute the most to PHI precision and recall",
         "§5.4.1, Figures 2-3",
         parts,
@@ -79,7 +71,7 @@ def lexical_bigrams_best(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def syntactic_bigrams_second(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.4.1: syntactic bigrams alone also have good precision, and a slightly worse recall."""
-    return _verdict(
+    return verdict_of(
         "Syntactic bigrams alone have a slightly worse recall than lexical bigrams",
         "§5.4.1, Figure 3",
         parts,
@@ -91,7 +83,7 @@ def syntactic_bigrams_second(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def section_alone_finds_nothing(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.4.1: section headings alone reach 0 % precision and recall."""
-    return _verdict(
+    return verdict_of(
         "Section headings alone find no PHI",
         "§5.4.1",
         parts,
@@ -104,7 +96,7 @@ def section_alone_finds_nothing(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def word_precision(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.4.2, Figure 4: disabling the word itself hurts precision most (97.37 -> 93.02)."""
-    return _verdict(
+    return verdict_of(
         "Disabling the word itself hurts PHI precision most",
         "§5.4.2, Figure 4",
         parts,
@@ -118,7 +110,7 @@ def word_precision(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def word_orthography_recall(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.4.2, Figure 5: disabling the word itself and orthography hurts recall most."""
-    return _verdict(
+    return verdict_of(
         "Disabling the word itself or orthography hurts PHI recall most",
         "§5.4.2, Figure 5",
         parts,
@@ -132,7 +124,7 @@ def word_orthography_recall(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def non_phi_unaffected(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.4.2: non-PHI precision and recall are not affected by disabling a single class."""
-    return _verdict(
+    return verdict_of(
         "Disabling a single class leaves non-PHI precision and recall unaffected",
         "§5.4.2, Figures 4-5",
         parts,
@@ -146,7 +138,7 @@ def non_phi_unaffected(parts: Sequence[Part], alpha: float) -> Verdict:
 def gaussian_precision(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.5: the Gaussian kernel outperforms the linear one on PHI precision, sacrificing
     very little recall."""
-    return _verdict(
+    return verdict_of(
         "The Gaussian kernel beats the linear one on PHI precision, losing very little recall",
         "§5.5, Table 3",
         parts,
@@ -161,7 +153,7 @@ def gaussian_precision(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def quadratic_extremes(parts: Sequence[Part], alpha: float) -> Verdict:
     """Table 3: the quadratic kernel has the highest PHI precision and the lowest recall."""
-    return _verdict(
+    return verdict_of(
         "The quadratic kernel has the highest PHI precision and the lowest recall",
         "§5.5, Table 3",
         parts,
@@ -177,7 +169,7 @@ def quadratic_extremes(parts: Sequence[Part], alpha: float) -> Verdict:
 def kernels_effective(parts: Sequence[Part], alpha: float) -> Verdict:
     """Abstract, §5.5, §6: kernels other than linear are effective, with an overall
     performance comparable to the linear kernel's and better on precision and/or recall."""
-    return _verdict(
+    return verdict_of(
         "Kernels other than the linear one are effective: comparable overall, better on "
         "precision and/or recall",
         "abstract, §5.5, §6",
@@ -194,7 +186,7 @@ def kernels_effective(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def both_improve(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.6, Figures 6-7: precision and recall both improve with the training set's size."""
-    return _verdict(
+    return verdict_of(
         "Precision and recall both improve with more training data",
         "§5.6, Figures 6-7",
         parts,
@@ -207,7 +199,7 @@ def both_improve(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def recall_gains_more(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.6: the effect of more data is stronger for recall than for precision."""
-    return _verdict(
+    return verdict_of(
         "The gain is larger for recall than for precision",
         "§5.6",
         parts,
@@ -220,7 +212,7 @@ def recall_gains_more(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def more_data_helps(parts: Sequence[Part], alpha: float) -> Verdict:
     """§5.6: a larger training set would still improve precision and recall."""
-    return _verdict(
+    return verdict_of(
         "A larger training set would still help",
         "§5.6",
         parts,

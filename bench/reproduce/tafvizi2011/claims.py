@@ -16,7 +16,7 @@ from bench.reproduce.verdicts import (
     RANDOMIZATION,
     UNPAIRED_RANDOMIZATION,
     Part,
-    judge,
+    verdict_of,
 )
 
 #: Why our two collections differ the other way round from hers.
@@ -27,17 +27,9 @@ NURSING_HARDER = (
 )
 
 
-def _verdict(
-    claim: str, source: str, parts: Sequence[Part], alpha: float, test: str, what: str, reason=""
-) -> Verdict:
-    verdict, evidence = judge(parts, alpha)
-    test = f"{test}; Holm over {len(parts)}, α = {alpha}"
-    return Verdict(claim, source, verdict, evidence, test, what, reason)
-
-
 def mega_beats_sources(parts: Sequence[Part], alpha: float) -> Verdict:
     """Hypothesis 1 as stated (§1.2): all features outperform any single system's."""
-    return _verdict(
+    return verdict_of(
         "The Mega SVM outperforms every single system's feature set",
         "Hypothesis 1, §1.2",
         parts,
@@ -51,7 +43,7 @@ def mega_beats_sources(parts: Sequence[Part], alpha: float) -> Verdict:
 def features_do_no_harm(parts: Sequence[Part], alpha: float) -> Verdict:
     """Hypothesis 1 as she concludes it (§6.1.1, B.1-B.2): adding features does not
     diminish performance."""
-    return _verdict(
+    return verdict_of(
         "Adding the other systems' features does not diminish performance",
         "Hypothesis 1, §6.1.1, Tables A.1-A.10, B.1-B.2",
         parts,
@@ -67,7 +59,7 @@ def features_do_no_harm(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def similar_across_corpora(parts: Sequence[Part], alpha: float) -> Verdict:
     """Hypothesis 2 as stated (§1.2): it performs similarly well on different test corpora."""
-    return _verdict(
+    return verdict_of(
         "The Mega SVM performs similarly well on different corpora",
         "Hypothesis 2, §1.2, Tables B.3-B.6",
         parts,
@@ -82,7 +74,7 @@ def similar_across_corpora(parts: Sequence[Part], alpha: float) -> Verdict:
 def better_on_obesity(parts: Sequence[Part], alpha: float) -> Verdict:
     """Her finding for Hypothesis 2 (§6.1.2, B.4, B.6): it performs significantly better on
     the Obesity corpora."""
-    return _verdict(
+    return verdict_of(
         "The Mega SVM performs significantly better on the Obesity corpora",
         "Hypothesis 2, §6.1.2, Tables B.4, B.6",
         parts,
@@ -96,7 +88,7 @@ def better_on_obesity(parts: Sequence[Part], alpha: float) -> Verdict:
 def worse_across_corpora(parts: Sequence[Part], alpha: float) -> Verdict:
     """Her finding for Hypothesis 2 (§6.1.2, Table A.13): trained on one corpus, it does
     worse on another."""
-    return _verdict(
+    return verdict_of(
         "Trained on one corpus, the Mega SVM does significantly worse on another",
         "Hypothesis 2, §6.1.2, Table A.13",
         parts,
@@ -111,7 +103,7 @@ def worse_across_corpora(parts: Sequence[Part], alpha: float) -> Verdict:
 def no_overfitting(parts: Sequence[Part], alpha: float) -> Verdict:
     """Hypothesis 3 (§6.1.3, B.7): cross-validation on the training part matches the
     held-out part."""
-    return _verdict(
+    return verdict_of(
         "The Mega SVM does not over-fit",
         "Hypothesis 3, §6.1.3, Tables A.14, B.7",
         parts,
@@ -124,7 +116,7 @@ def no_overfitting(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def mega_beats_multi(parts: Sequence[Part], alpha: float) -> Verdict:
     """Hypothesis 4 (§1.2, §6.1.4, B.8): it outperforms the Multi-deidentifier."""
-    return _verdict(
+    return verdict_of(
         "The Mega SVM outperforms the Multi-deidentifier",
         "Hypothesis 4, §6.1.4, Tables A.15, B.8",
         parts,
@@ -141,7 +133,7 @@ def mega_beats_multi(parts: Sequence[Part], alpha: float) -> Verdict:
 
 def weaker_on_hospitals_and_locations(parts: Sequence[Part], alpha: float) -> Verdict:
     """§6.2: the system does not perform as well on the Hospitals and Locations categories."""
-    return _verdict(
+    return verdict_of(
         "The Mega SVM does not do as well on hospitals and locations",
         "§6.2",
         parts,
