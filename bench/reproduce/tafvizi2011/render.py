@@ -218,28 +218,36 @@ def _phi_p(runs: Runs, a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     return "" if not part.measured else f"p {fmt_p(part.p)}"
 
 
-def _pair_table(runs: Runs, table: str, xa: Any, ca: str, xb: Any, cb: str) -> str:
-    _desc, her_a, her_b, her_zs = paper_figures.T11_APPENDIX_B[table]
-    ta, tb = _her(her_a), _her(her_b)
-    cats_a = by_category(xa.result.results, ca, [runs.mega])
-    cats_b = by_category(xb.result.results, cb, [runs.mega])
+def _z_rows(mega: str, hers: tuple[Any, Any, Any], ours_a: Any, ours_b: Any) -> list[list[str]]:
+    """Per category, her F in two settings and her |Z| beside ours and our Z by her test
+    (appendix B's layout); a category neither setting holds is left out."""
+    her_a, her_b, her_zs = hers
     rows = []
     for cat in CATEGORIES:
-        x, y = cats_a.get((runs.mega, cat)), cats_b.get((runs.mega, cat))
+        x, y = ours_a.get((mega, cat)), ours_b.get((mega, cat))
         if x is None or y is None or (x.tp + x.fn == 0 and y.tp + y.fn == 0):
             continue
         i = paper_figures.T11_CATEGORIES.index(cat)
         rows.append(
             [
                 cat,
-                _f(ta[cat][2]),
-                _f(tb[cat][2]),
+                _f(her_a[cat][2]),
+                _f(her_b[cat][2]),
                 f"{her_zs[i]:.2f}",
                 pct(float(x.f1)),
                 pct(float(y.f1)),
                 f"{her_z(x, y)[0]:+.2f}",
             ]
         )
+    return rows
+
+
+def _pair_table(runs: Runs, table: str, xa: Any, ca: str, xb: Any, cb: str) -> str:
+    _desc, her_a, her_b, her_zs = paper_figures.T11_APPENDIX_B[table]
+    ta, tb = _her(her_a), _her(her_b)
+    cats_a = by_category(xa.result.results, ca, [runs.mega])
+    cats_b = by_category(xb.result.results, cb, [runs.mega])
+    rows = _z_rows(runs.mega, (ta, tb, her_zs), cats_a, cats_b)
     x, y = cats_a.get((runs.mega, "PHI")), cats_b.get((runs.mega, "PHI"))
     if x is not None and y is not None:
         p = _phi_p(runs, xa.counts(runs.mega, ca), xb.counts(runs.mega, cb))
@@ -306,23 +314,7 @@ def _hypothesis3(runs: Runs) -> list[str]:
     her_zs = paper_figures.T11_APPENDIX_B["Table B.7"][3]
     cv = by_category(runs.held.result.results, runs.train_part.name, [runs.mega])
     held = by_category(runs.held.result.results, runs.with_split.name, [runs.mega])
-    rows = []
-    for cat in CATEGORIES:
-        x, y = cv.get((runs.mega, cat)), held.get((runs.mega, cat))
-        if x is None or y is None or (x.tp + x.fn == 0 and y.tp + y.fn == 0):
-            continue
-        i = paper_figures.T11_CATEGORIES.index(cat)
-        rows.append(
-            [
-                cat,
-                _f(her_cv[cat][2]),
-                _f(her_all[cat][2]),
-                f"{her_zs[i]:.2f}",
-                pct(float(x.f1)),
-                pct(float(y.f1)),
-                f"{her_z(x, y)[0]:+.2f}",
-            ]
-        )
+    rows = _z_rows(runs.mega, (her_cv, her_all, her_zs), cv, held)
     x, y = cv.get((runs.mega, "PHI")), held.get((runs.mega, "PHI"))
     if x is not None and y is not None:
         p = _phi_p(
