@@ -89,20 +89,21 @@ DEFAULT_SOURCES = ("statdeid", "stanford", "mist", "illinois", "mimic")
 SEARCH_AXES = ("sources", "two_stage")
 
 
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    """The names of a parameter given comma-separated (``--param``) or as a sequence."""
+    if isinstance(value, str):
+        return tuple(s.strip() for s in value.split(",") if s.strip())
+    return tuple(value)
+
+
 def search_axes(search: str | Sequence[str]) -> tuple[str, ...]:
-    """The axes of a ``search`` parameter (comma-separated or a sequence)."""
-    if isinstance(search, str):
-        return tuple(a.strip() for a in search.split(",") if a.strip())
-    return tuple(search)
+    """The axes of a ``search`` parameter."""
+    return _names(search)
 
 
 def source_names(sources: str | Sequence[str] | None) -> tuple[str, ...]:
     """The source names of a ``sources`` parameter (``None``: :data:`DEFAULT_SOURCES`)."""
-    if sources is None:
-        return DEFAULT_SOURCES
-    if isinstance(sources, str):
-        return tuple(s.strip() for s in sources.split(",") if s.strip())
-    return tuple(sources)
+    return DEFAULT_SOURCES if sources is None else _names(sources)
 
 
 @register

@@ -200,16 +200,22 @@ def check_generator_options_used(
     """``--n-documents``, ``--phi-rate`` and ``--category-weight`` shape the embedded
     corpus only; given with none of its corpora among ``specs`` they would change nothing
     while the command recorded in a report says they did: a usage error."""
-    from corpora.load import uses_generator
+    from corpora.load import LoadOptions, uses_generator
 
+    default = LoadOptions()
     given = [
-        f"{option} {value}"
-        for option, value, default in (
-            ("--n-documents", n_documents, None),
-            ("--phi-rate", phi_rate, 1.0),
-            ("--category-weight", ",".join(f"{c}={w:g}" for c, w in category_weights), ""),
+        f"{option} {shown}"
+        for option, value, unset, shown in (
+            ("--n-documents", n_documents, default.n_documents, n_documents),
+            ("--phi-rate", phi_rate, default.phi_rate, phi_rate),
+            (
+                "--category-weight",
+                tuple(category_weights),
+                default.category_weights,
+                ",".join(f"{c}={w:g}" for c, w in category_weights),
+            ),
         )
-        if value != default
+        if value != unset
     ]
     if given and not any(s in also_embedded or uses_generator(s) for s in specs):
         raise UsageError(
